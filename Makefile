@@ -1,0 +1,112 @@
+# Makefile for perc: make; make check; make install [PREFIX=...] [DESTDIR=...]
+VERSION    = 0.1.0
+SOMAJOR    = 0
+PREFIX     = /usr/local
+BINDIR     = $(PREFIX)/bin
+LIBDIR     = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+MANDIR     = $(PREFIX)/share/man
+PCDIR      = $(LIBDIR)/pkgconfig
+
+CC      = cc
+CFLAGS  = -O2 -g
+LDLIBS  = -lleveldb
+INSTALL = install
+INSTALL_PROGRAM = $(INSTALL) -m 755
+BATS    = bats
+MANDOC  = mandoc
+PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
+	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
+
+COMMANDS = abort begin commit del get help init scan set ts
+LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
+	lib/db.o lib/error.o lib/escape.o lib/failpoint.o lib/journal.o \
+	lib/lock.o lib/mvcc.o lib/oracle.o lib/scan.o lib/store.o lib/txn.o
+CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
+	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/scan.o cmd/set.o cmd/ts.o
+TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
+	tests/unit/test_journal.o tests/unit/test_oracle.o
+SONAME = libperc.so.$(SOMAJOR)
+
+all: perc links libperc.a libperc.so.$(VERSION) perc.pc
+
+.SUFFIXES: .c .o
+.c.o:
+	$(CC) $(PERC_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h)
+$(CMDOBJ): cmd/cmd.h
+
+libperc.a: $(LIBOBJ)
+	$(AR) rcs $@ $(LIBOBJ)
+libperc.so.$(VERSION): $(LIBOBJ) lib/perc.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/perc.map \
+	    $(LDFLAGS) $(CFLAGS) -o $@ $(LIBOBJ) $(LDLIBS)
+perc: $(CMDOBJ) libperc.a
+	$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $(CMDOBJ) libperc.a $(LDLIBS)
+links: perc
+	for c in $(COMMANDS); do ln -sf perc perc-$$c; done
+perc.pc: perc.pc.in Makefile
+	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
+	    -e 's|@includedir@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    perc.pc.in > $@
+tests/unit/unit: $(TESTOBJ) libperc.a
+	$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(LDLIBS)
+
+# The whole suite: C unit tests, then bats; the last line sums both.
+check test: all tests/unit/unit
+	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
+	printf '#include "perc.h"\n' | \
+	    $(CC) -std=c99 -pedantic -Werror -Ilib -fsyntax-only -x c -
+	$(MANDOC) -T lint -W warning man/*.1
+	@tests/unit/unit > tests/unit.tap; urc=$$?; cat tests/unit.tap; \
+	PERC_BUILD="$$PWD" $(BATS) --tap $(BATS_FLAGS) tests > tests/bats.tap; \
+	brc=$$?; cat tests/bats.tap; \
+	cat tests/unit.tap tests/bats.tap | awk \
+	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
+	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'; \
+	[ $$urc -eq 0 ] && [ $$brc -eq 0 ]
+
+# The same suite built with AddressSanitizer and UBSan, in its own tree.
+check-asan:
+	rm -rf build-asan && mkdir build-asan
+	git ls-files | tar -cf - -T - | tar -xf - -C build-asan
+	$(MAKE) -C build-asan check CC=clang \
+	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCDIR)
+	$(INSTALL_PROGRAM) perc $(DESTDIR)$(BINDIR)
+	for c in $(COMMANDS); do ln -sf perc $(DESTDIR)$(BINDIR)/perc-$$c; done
+	$(INSTALL) -m 644 libperc.a $(DESTDIR)$(LIBDIR)
+	$(INSTALL_PROGRAM) libperc.so.$(VERSION) $(DESTDIR)$(LIBDIR)
+	ln -sf libperc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperc.so
+	$(INSTALL) -m 644 lib/perc.h $(DESTDIR)$(INCLUDEDIR)
+	$(INSTALL) -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 perc.pc $(DESTDIR)$(PCDIR)
+
+install-strip:
+	$(MAKE) INSTALL_PROGRAM='$(INSTALL) -m 755 -s' install
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perc $(DESTDIR)$(BINDIR)/perc-*
+	rm -f $(DESTDIR)$(LIBDIR)/libperc.* $(DESTDIR)$(INCLUDEDIR)/perc.h
+	rm -f $(DESTDIR)$(MANDIR)/man1/perc.1 $(DESTDIR)$(MANDIR)/man1/perc-*.1
+	rm -f $(DESTDIR)$(PCDIR)/perc.pc
+
+demo: all
+	rm -rf demo.db
+	PATH="$$PWD:$$PATH" sh examples/demo.sh demo.db
+
+format:
+	clang-format -i cmd/*.c cmd/*.h lib/*.c lib/*.h tests/unit/*.c
+
+clean distclean:
+	rm -f perc perc-* libperc.* perc.pc tests/*.tap $(LIBOBJ) $(CMDOBJ) \
+	    $(TESTOBJ) tests/unit/unit
+	rm -rf build-asan demo.db
+
+.PHONY: all links check test check-asan install install-strip uninstall \
+	demo format clean distclean

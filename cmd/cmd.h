@@ -1,0 +1,56 @@
+/* cmd/cmd.h - shared by every file in cmd/: the table type and helpers */
+#ifndef CMD_H
+#define CMD_H
+
+#include <getopt.h>
+
+#include "perc.h"
+
+struct perc_ctx {
+	const char *dir;        /* -d/--dir, else $PERC_DIR, else "." */
+	perc_db    *db;         /* opened by cmd_open_db(), closed by perc.c */
+};
+
+struct cmd {
+	const char *name;       /* as the user types it: "resolve-locks" */
+	int       (*fn)(int argc, char **argv, struct perc_ctx *ctx);
+	const char *summary;    /* one line for "perc help" */
+};
+
+/* Options every command accepts; each command appends its own. */
+#define CMD_COMMON_SHORTOPTS "+d:h"    /* "+": stop at the first operand */
+#define CMD_COMMON_LONGOPTS \
+	{ "dir",  required_argument, NULL, 'd' }, \
+	{ "help", no_argument,       NULL, 'h' }
+
+int cmd_abort(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_begin(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_commit(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_del(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_get(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_help(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_init(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_scan(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_set(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_show(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_ts(int argc, char **argv, struct perc_ctx *ctx);
+
+/* The command table, for perc help. */
+extern const struct cmd cmd_table[];
+extern const size_t cmd_count;
+
+/*
+ * Helpers in cmd/util.c.  cmd_usage and cmd_help_text return the exit
+ * status to hand back; cmd_fail prints "perc: <why>" and returns -rc.
+ */
+int  cmd_usage(const char *usage);     /* to stderr; returns 2 */
+int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
+int  cmd_fail(int rc);
+int  cmd_open_db(struct perc_ctx *ctx);
+int  cmd_parse_ts(perc_ts *out, const char *arg);
+int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
+             int escaped);
+int  cmd_read_stdin(perc_buf *out);
+int  cmd_print_field(perc_bytes field);
+#endif

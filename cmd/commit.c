@@ -1,0 +1,49 @@
+/* cmd/commit.c - perc commit: two-phase commit, print the commit time */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+static const char usage[] = "usage: perc commit -t TXN";
+
+int
+cmd_commit(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "txn", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *handle = NULL;
+	perc_txn *txn = NULL;
+	perc_ts commit_ts = 0;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "t:",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case 't':
+			handle = optarg;
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (optind != argc || handle == NULL)
+		return cmd_usage(usage);
+
+	if ((rc = cmd_open_db(ctx)) == 0 &&
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) == 0)
+		rc = perc_txn_commit(&commit_ts, txn);
+	perc_txn_free(txn);
+	if (rc < 0)
+		return cmd_fail(rc);
+	if (commit_ts != 0)
+		printf("%" PRIu64 "\n", commit_ts);
+	return 0;
+}

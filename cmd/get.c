@@ -1,0 +1,79 @@
+/* cmd/get.c - perc get: print one cell's value, byte for byte */
+#include <stdio.h>
+
+#include "cmd.h"
+
+static const char usage[] =
+    "usage: perc get [-e] [-t TXN | --at TS] [--lock] ROW COLUMN";
+
+enum { OPT_AT = 256, OPT_LOCK };       /* long-only options */
+
+int
+cmd_get(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "escaped", no_argument,      NULL, 'e' },
+		{ "txn",  required_argument, NULL, 't' },
+		{ "at",   required_argument, NULL, OPT_AT },
+		{ "lock", no_argument,       NULL, OPT_LOCK },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_buf val = PERC_BUF_INIT, rowbuf = PERC_BUF_INIT,
+	    colbuf = PERC_BUF_INIT;
+	perc_bytes row, col;
+	perc_txn *txn = NULL;
+	const char *handle = NULL, *at = NULL;
+	perc_ts ts = 0;
+	unsigned flags = 0;
+	int ch, rc, escaped = 0;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "et:",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case 'e':
+			escaped = 1;
+			break;
+		case 't':
+			handle = optarg;
+			break;
+		case OPT_AT:
+			at = optarg;
+			break;
+		case OPT_LOCK:
+			flags |= PERC_GET_LOCK;
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 2 || (handle && at) || (flags && !handle) ||
+	    (at && cmd_parse_ts(&ts, at) < 0))
+		return cmd_usage(usage);
+	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) < 0 ||
+	    (rc = cmd_arg(&col, &colbuf, argv[1], escaped)) < 0 ||
+	    (rc = cmd_open_db(ctx)) < 0)
+		goto done;
+
+	if (handle == NULL)
+		rc = perc_snapshot_get(&val, ctx->db, ts, row, col);
+	else if ((rc = perc_txn_open(&txn, ctx->db, handle)) == 0)
+		rc = perc_txn_get(&val, txn, row, col, flags);
+	if (rc == 0 && val.len > 0)
+		fwrite(val.data, 1, val.len, stdout);
+done:
+	perc_buf_dispose(&val);
+	perc_buf_dispose(&rowbuf);
+	perc_buf_dispose(&colbuf);
+	perc_txn_free(txn);
+	if (rc == PERC_ENOTFOUND)
+		return 1;               /* not an error: nothing printed */
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

@@ -1,0 +1,52 @@
+/* cmd/init.c - perc init: create a data directory, add observed columns */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char usage[] = "usage: perc init [--observe COLUMN]... [DIR]";
+
+enum { OPT_OBSERVE = 256 };
+
+int
+cmd_init(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "observe", required_argument, NULL, OPT_OBSERVE },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_bytes *observe;
+	size_t n = 0;
+	int ch, rc;
+
+	if ((observe = calloc((size_t)argc, sizeof(*observe))) == NULL)
+		return cmd_fail(-PERC_EIO);
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			free(observe);
+			return cmd_help_text(usage);
+		case OPT_OBSERVE:
+			observe[n].data = optarg;
+			observe[n++].len = strlen(optarg);
+			break;
+		default:
+			free(observe);
+			return cmd_usage(usage);
+		}
+	}
+	if (optind < argc - 1) {
+		free(observe);
+		return cmd_usage(usage);
+	}
+	if (optind == argc - 1)
+		ctx->dir = argv[optind];
+	rc = perc_db_init(ctx->dir, observe, n);
+	free(observe);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

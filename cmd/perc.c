@@ -1,0 +1,109 @@
+/* cmd/perc.c - the multi-call entry point: find the command, run it */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* Sorted by name; "perc help" prints it in this order. */
+const struct cmd cmd_table[] = {
+	{ "abort",         cmd_abort,         "discard a transaction" },
+	{ "begin",         cmd_begin,         "start a transaction" },
+	{ "commit",        cmd_commit,        "two-phase commit a transaction" },
+	{ "del",           cmd_del,           "delete a cell" },
+	{ "get",           cmd_get,           "print one value" },
+	{ "help",          cmd_help,          "show a command's manual" },
+	{ "init",          cmd_init,          "create a data directory" },
+	{ "scan",          cmd_scan,          "list visible cells" },
+	{ "set",           cmd_set,           "write a cell" },
+	{ "ts",            cmd_ts,            "print fresh timestamps" },
+};
+const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);
+
+static const char usage[] = "usage: perc [-d DIR] COMMAND [ARG]...";
+
+static const struct cmd *
+find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cmd_count; i++)
+		if (strcmp(cmd_table[i].name, name) == 0)
+			return &cmd_table[i];
+	return NULL;
+}
+
+static int
+run_cmd(const struct cmd *c, int argc, char **argv, struct perc_ctx *ctx)
+{
+	int rc;
+
+	rc = c->fn(argc, argv, ctx);
+	perc_db_close(ctx->db);
+
+	/* A full disk or a closed pipe shows up here, not at printf(). */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "perc: cannot write standard output\n");
+		if (rc == 0)
+			rc = -PERC_EIO;
+	}
+	return rc;
+}
+
+static int
+unknown(const char *name)
+{
+	fprintf(stderr, "perc: '%s' is not a perc command; see 'perc help'\n",
+	    name);
+	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perc_ctx ctx = { ".", NULL };
+	const struct cmd *c;
+	const char *base;
+
+	if ((base = strrchr(argv[0], '/')) != NULL)
+		base++;
+	else
+		base = argv[0];
+	if (getenv("PERC_DIR") != NULL && *getenv("PERC_DIR") != '\0')
+		ctx.dir = getenv("PERC_DIR");
+
+	opterr = 0;             /* commands print their own one-line usage */
+
+	/* Called through a link named perc-COMMAND: same as perc COMMAND. */
+	if (strncmp(base, "perc-", 5) == 0) {
+		if ((c = find_cmd(base + 5)) == NULL)
+			return unknown(base + 5);
+		return run_cmd(c, argc, argv, &ctx);
+	}
+
+	/* Options before the command name, parsed by hand as git.c does. */
+	while (argc > 1 && argv[1][0] == '-') {
+		if (strcmp(argv[1], "--version") == 0) {
+			printf("perc %s\n", PERC_VERSION);
+			return 0;
+		} else if (strcmp(argv[1], "-h") == 0 ||
+		    strcmp(argv[1], "--help") == 0) {
+			return cmd_help(1, argv, &ctx);
+		} else if ((strcmp(argv[1], "-d") == 0 ||
+		    strcmp(argv[1], "--dir") == 0) && argc > 2) {
+			ctx.dir = argv[2];
+			argc -= 2;
+			argv += 2;
+		} else if (strncmp(argv[1], "--dir=", 6) == 0) {
+			ctx.dir = argv[1] + 6;
+			argc--;
+			argv++;
+		} else
+			return cmd_usage(usage);
+	}
+	if (argc < 2)
+		return cmd_usage(usage);
+	if ((c = find_cmd(argv[1])) == NULL)
+		return unknown(argv[1]);
+	return run_cmd(c, argc - 1, argv + 1, &ctx);
+}

@@ -1,0 +1,77 @@
+/* cmd/scan.c - perc scan: list the visible cells as escaped TSV */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char usage[] =
+    "usage: perc scan [-t TXN | --at TS] [--prefix P] [--column C]";
+
+enum { OPT_AT = 256, OPT_PREFIX, OPT_COLUMN };
+
+int
+cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "txn",    required_argument, NULL, 't' },
+		{ "at",     required_argument, NULL, OPT_AT },
+		{ "prefix", required_argument, NULL, OPT_PREFIX },
+		{ "column", required_argument, NULL, OPT_COLUMN },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_scan_options opts = PERC_SCAN_OPTIONS_INIT;
+	const char *handle = NULL, *at = NULL;
+	perc_bytes row, col, val;
+	perc_txn *txn = NULL;
+	perc_iter *it = NULL;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "t:",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case 't':
+			handle = optarg;
+			break;
+		case OPT_AT:
+			at = optarg;
+			break;
+		case OPT_PREFIX:
+			opts.prefix.data = optarg;
+			opts.prefix.len = strlen(optarg);
+			break;
+		case OPT_COLUMN:
+			opts.column.data = optarg;
+			opts.column.len = strlen(optarg);
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (optind != argc || (handle && at) ||
+	    (at && cmd_parse_ts(&opts.at, at) < 0))
+		return cmd_usage(usage);
+	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0) ||
+	    (rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)
+		goto done;
+	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
+		cmd_print_field(row);
+		putchar('\t');
+		cmd_print_field(col);
+		putchar('\t');
+		cmd_print_field(val);
+		putchar('\n');
+	}
+	if (rc == PERC_ITEROVER)
+		rc = 0;
+done:
+	perc_iter_free(it);
+	perc_txn_free(txn);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

@@ -1,0 +1,117 @@
+/* cmd/util.c - helpers every command shares: usage, errors, arguments */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+int
+cmd_usage(const char *usage)
+{
+	fprintf(stderr, "%s\n", usage);
+	return 2;
+}
+
+int
+cmd_help_text(const char *usage)
+{
+	printf("%s\n", usage);
+	return 0;
+}
+
+int
+cmd_fail(int rc)
+{
+	fprintf(stderr, "perc: %s\n", perc_errmsg());
+	return -rc;
+}
+
+int
+cmd_open_db(struct perc_ctx *ctx)
+{
+	return perc_db_open(&ctx->db, ctx->dir);
+}
+
+/* Strict decimal: no sign, no junk, no overflow, no 0.  0 or -1. */
+int
+cmd_parse_ts(perc_ts *out, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * An argv word as bytes: as it is, or decoded from the escaped form
+ * (-e) into store, which then owns the bytes *out points to.
+ */
+int
+cmd_arg(perc_bytes *out, perc_buf *store, const char *arg, int escaped)
+{
+	int rc;
+
+	if (!escaped) {
+		out->data = arg;
+		out->len = strlen(arg);
+		return 0;
+	}
+	if ((rc = perc_unescape(store, arg, strlen(arg))) < 0)
+		return rc;
+	out->data = store->data ? store->data : "";
+	out->len = store->len;
+	return 0;
+}
+
+/* All of standard input, byte for byte, into out. */
+int
+cmd_read_stdin(perc_buf *out)
+{
+	size_t n;
+	char *p;
+
+	for (;;) {
+		if (out->cap - out->len < 65536) {
+			if ((p = realloc(out->data, out->cap * 2 + 65536)) ==
+			    NULL) {
+				fprintf(stderr, "perc: standard input is too "
+				    "large for memory\n");
+				return -1;
+			}
+			out->data = p;
+			out->cap = out->cap * 2 + 65536;
+		}
+		n = fread(out->data + out->len, 1, out->cap - out->len, stdin);
+		out->len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(stdin)) {
+		fprintf(stderr, "perc: cannot read standard input: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write field to standard output in the escaped TSV form. */
+int
+cmd_print_field(perc_bytes field)
+{
+	perc_buf esc = PERC_BUF_INIT;
+	int rc;
+
+	if ((rc = perc_escape(&esc, field)) == 0 && esc.len > 0)
+		fwrite(esc.data, 1, esc.len, stdout);
+	perc_buf_dispose(&esc);
+	return rc;
+}

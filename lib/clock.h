@@ -1,0 +1,21 @@
+/* lib/clock.h - time, deadlines and bounded waits */
+#ifndef CLOCK_H
+#define CLOCK_H
+
+#include <stdint.h>
+
+int64_t clock_mono_ms(void);
+int64_t clock_wall_ms(void);
+int64_t clock_deadline(int64_t timeout_ms);
+int64_t clock_env_ms(const char *name, int64_t dflt);
+
+/*
+ * Backoff for a bounded wait: sleep about *delay_us (doubling it up to
+ * cap_us), never past deadline_ms.  Returns 0, or -1 once the deadline
+ * has passed and the caller should give up.
+ */
+int clock_backoff(unsigned *delay_us, unsigned cap_us, int64_t deadline_ms);
+
+/* flock(fd, how) retried with backoff until deadline_ms: 0 or -1. */
+int clock_flock(int fd, int how, int64_t deadline_ms);
+#endif

@@ -1,0 +1,314 @@
+/* lib/codec.c - byte layouts of keys and records in the store */
+#include <string.h>
+
+#include "buf.h"
+#include "codec.h"
+#include "error.h"
+
+/*
+ * A byte string is written so that memcmp order of the encodings is
+ * the order of the strings and every encoding ends unambiguously:
+ * 0x00 becomes 0x00 0xff and the string ends with 0x00 0x01.  A prefix
+ * of a string therefore encodes to a prefix of its encoding, once the
+ * terminator is left off.
+ */
+static int
+put_string(perc_buf *out, perc_bytes s, int terminate)
+{
+	const unsigned char *p = s.data;
+	size_t i, start = 0;
+	int rc = 0;
+
+	for (i = 0; i < s.len && rc == 0; i++) {
+		if (p[i] != 0)
+			continue;
+		if ((rc = buf_add(out, p + start, i - start + 1)) == 0)
+			rc = buf_add(out, "\xff", 1);
+		start = i + 1;
+	}
+	if (rc == 0)
+		rc = buf_add(out, p + start, s.len - start);
+	if (rc == 0 && terminate)
+		rc = buf_add(out, "\0\1", 2);
+	return rc;
+}
+
+/* Read one string from *pp (before end) into out; -1 if malformed. */
+static int
+get_string(perc_buf *out, const unsigned char **pp, const unsigned char *end)
+{
+	const unsigned char *p = *pp, *start = p;
+
+	buf_reset(out);
+	for (; p < end; p++) {
+		if (*p != 0)
+			continue;
+		if (p + 1 >= end)
+			return -1;
+		if (buf_add(out, start, (size_t)(p - start)) < 0)
+			return -1;
+		if (p[1] == 0x01) {
+			*pp = p + 2;
+			return 0;
+		}
+		if (p[1] != 0xff || buf_add(out, "", 1) < 0)
+			return -1;
+		start = ++p + 1;
+	}
+	return -1;
+}
+
+void
+codec_put_u32(unsigned char *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+void
+codec_put_u64(unsigned char *p, uint64_t v)
+{
+	codec_put_u32(p, v >> 32);
+	codec_put_u32(p + 4, (uint32_t)v);
+}
+
+uint32_t
+codec_get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+uint64_t
+codec_get_u64(const unsigned char *p)
+{
+	return (uint64_t)codec_get_u32(p) << 32 | codec_get_u32(p + 4);
+}
+
+/*
+ * The key of one Percolator cell: region, row, column, kind, then the
+ * timestamp inverted so that the newest version sorts first.
+ */
+int
+codec_key(perc_buf *out, int region, perc_bytes row, perc_bytes col,
+    int kind, perc_ts ts)
+{
+	unsigned char tail[9];
+	int rc;
+
+	buf_reset(out);
+	if ((rc = codec_cell_prefix(out, region, row, col)) < 0)
+		return rc;
+	tail[0] = (unsigned char)kind;
+	codec_put_u64(tail + 1, ~ts);
+	return buf_add(out, tail, sizeof(tail));
+}
+
+/* Every key of the cell (row, col) in region starts with this. */
+int
+codec_cell_prefix(perc_buf *out, int region, perc_bytes row, perc_bytes col)
+{
+	unsigned char r = (unsigned char)region;
+	int rc;
+
+	buf_reset(out);
+	if ((rc = buf_add(out, &r, 1)) == 0 &&
+	    (rc = put_string(out, row, 1)) == 0)
+		rc = put_string(out, col, 1);
+	return rc;
+}
+
+/* Every key of a row that starts with row_prefix starts with this. */
+int
+codec_row_prefix(perc_buf *out, int region, perc_bytes row_prefix)
+{
+	unsigned char r = (unsigned char)region;
+	int rc;
+
+	buf_reset(out);
+	if ((rc = buf_add(out, &r, 1)) == 0)
+		rc = put_string(out, row_prefix, 0);
+	return rc;
+}
+
+/*
+ * Split a store key into out (whose buffers are reused across calls:
+ * start it zeroed, end it with codec_key_dispose).  A key that does not
+ * parse is corruption: PERC_EIO.
+ */
+int
+codec_parse_key(struct key *out, const void *k, size_t len)
+{
+	const unsigned char *p = k, *end = p + len;
+
+	if (len < 1 + 2 + 2 + 9 ||
+	    (p[0] != REGION_CELL && p[0] != REGION_NOTIFY))
+		goto bad;
+	out->region = *p++;
+	if (get_string(&out->row, &p, end) < 0 ||
+	    get_string(&out->col, &p, end) < 0 || end - p != 9)
+		goto bad;
+	out->kind = p[0];
+	if (out->kind < KIND_LOCK || out->kind > KIND_NOTIFY)
+		goto bad;
+	out->ts = ~codec_get_u64(p + 1);
+	return 0;
+bad:
+	return error_set(PERC_EIO, "the store holds a malformed key; the "
+	    "data directory is damaged");
+}
+
+void
+codec_key_dispose(struct key *k)
+{
+	perc_buf_dispose(&k->row);
+	perc_buf_dispose(&k->col);
+}
+
+/*
+ * Lock record: version, op, start_ts, wall_ms, ttl_ms, pid, then host,
+ * primary row and primary column, each with a 32-bit length.
+ */
+#define LOCK_VERSION 1
+#define LOCK_FIXED   (1 + 1 + 8 + 8 + 4 + 4)
+
+int
+codec_lock_encode(perc_buf *out, const struct lock_rec *lock)
+{
+	unsigned char fixed[LOCK_FIXED], len[4];
+	const perc_buf *var[3];
+	int i, rc;
+
+	var[0] = &lock->host;
+	var[1] = &lock->primary_row;
+	var[2] = &lock->primary_col;
+	fixed[0] = LOCK_VERSION;
+	fixed[1] = (unsigned char)lock->op;
+	codec_put_u64(fixed + 2, lock->start_ts);
+	codec_put_u64(fixed + 10, lock->wall_ms);
+	codec_put_u32(fixed + 18, lock->ttl_ms);
+	codec_put_u32(fixed + 22, lock->pid);
+	buf_reset(out);
+	if ((rc = buf_add(out, fixed, sizeof(fixed))) < 0)
+		return rc;
+	for (i = 0; i < 3; i++) {
+		codec_put_u32(len, (uint32_t)var[i]->len);
+		if ((rc = buf_add(out, len, 4)) < 0 ||
+		    (rc = buf_add(out, var[i]->data, var[i]->len)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+codec_lock_decode(struct lock_rec *out, const void *v, size_t len)
+{
+	const unsigned char *p = v, *end = p + len;
+	perc_buf *var[3];
+	uint32_t n;
+	int i;
+
+	var[0] = &out->host;
+	var[1] = &out->primary_row;
+	var[2] = &out->primary_col;
+	if (len < LOCK_FIXED || p[0] != LOCK_VERSION)
+		goto bad;
+	out->op = p[1];
+	if (out->op != OP_PUT && out->op != OP_DELETE && out->op != OP_LOCK)
+		goto bad;
+	out->start_ts = codec_get_u64(p + 2);
+	out->wall_ms = codec_get_u64(p + 10);
+	out->ttl_ms = codec_get_u32(p + 18);
+	out->pid = codec_get_u32(p + 22);
+	p += LOCK_FIXED;
+	for (i = 0; i < 3; i++) {
+		if (end - p < 4)
+			goto bad;
+		n = codec_get_u32(p);
+		p += 4;
+		if ((size_t)(end - p) < n || buf_set(var[i], p, n) < 0)
+			goto bad;
+		p += n;
+	}
+	if (p != end)
+		goto bad;
+	return 0;
+bad:
+	return error_set(PERC_EIO, "the store holds a malformed lock record; "
+	    "the data directory is damaged");
+}
+
+void
+codec_lock_dispose(struct lock_rec *lock)
+{
+	perc_buf_dispose(&lock->host);
+	perc_buf_dispose(&lock->primary_row);
+	perc_buf_dispose(&lock->primary_col);
+}
+
+/* Write record: op, then the start_ts of the transaction it commits. */
+int
+codec_write_encode(perc_buf *out, const struct write_rec *w)
+{
+	unsigned char v[9];
+
+	v[0] = (unsigned char)w->op;
+	codec_put_u64(v + 1, w->start_ts);
+	return buf_set(out, v, sizeof(v));
+}
+
+int
+codec_write_decode(struct write_rec *out, const void *v, size_t len)
+{
+	const unsigned char *p = v;
+
+	if (len != 9 || (p[0] != OP_PUT && p[0] != OP_DELETE &&
+	    p[0] != OP_ROLLBACK && p[0] != OP_LOCK))
+		return error_set(PERC_EIO, "the store holds a malformed "
+		    "write record; the data directory is damaged");
+	out->op = p[0];
+	out->start_ts = codec_get_u64(p + 1);
+	return 0;
+}
+
+/* The word show(1) prints for an op. */
+const char *
+codec_op_name(int op)
+{
+	switch (op) {
+	case OP_PUT:
+		return "put";
+	case OP_DELETE:
+		return "delete";
+	case OP_ROLLBACK:
+		return "rollback";
+	case OP_LOCK:
+		return "lock";
+	}
+	return "?";
+}
+
+/* CRC-32 (IEEE), for the journal and the oracle files. */
+uint32_t
+codec_crc32(uint32_t crc, const void *data, size_t len)
+{
+	static uint32_t table[256];
+	const unsigned char *p = data;
+	uint32_t c;
+	int i, j;
+
+	if (table[1] == 0) {
+		for (i = 0; i < 256; i++) {
+			c = (uint32_t)i;
+			for (j = 0; j < 8; j++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	}
+	crc = ~crc;
+	while (len--)
+		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}

@@ -1,0 +1,80 @@
+/* lib/codec.h - order-preserving keys and the lock and write records */
+#ifndef CODEC_H
+#define CODEC_H
+
+#include <stdint.h>
+
+#include "perc.h"
+
+/*
+ * Key regions.  Every Percolator column of a user cell lives in the
+ * cell region, so one seek finds a cell's lock, writes and data side
+ * by side; notify cells have their own range (the paper's locality
+ * group) so a notify scan never walks the data.
+ */
+#define REGION_CELL   'c'
+#define REGION_NOTIFY 'n'
+
+/* Kinds within a cell, in key order: a reader meets the lock first. */
+enum cell_kind {
+	KIND_LOCK  = 1,        /* at the owner's start_ts */
+	KIND_WRITE = 2,        /* at commit_ts (a rollback at start_ts) */
+	KIND_DATA  = 3,        /* at start_ts */
+	KIND_ACK   = 4,        /* at the observer's start_ts */
+	KIND_NOTIFY = 5        /* notify region only */
+};
+
+/* What a write record or a lock does to the cell. */
+enum write_op {
+	OP_PUT      = 'P',
+	OP_DELETE   = 'D',
+	OP_ROLLBACK = 'R',
+	OP_LOCK     = 'L'      /* get --lock: a conflict marker, no value */
+};
+
+struct key {
+	perc_buf row;
+	perc_buf col;
+	int      region;
+	int      kind;
+	perc_ts  ts;
+};
+
+struct lock_rec {
+	int        op;         /* OP_PUT, OP_DELETE or OP_LOCK */
+	perc_ts    start_ts;
+	uint64_t   wall_ms;    /* when written or last refreshed */
+	uint32_t   ttl_ms;
+	uint32_t   pid;        /* owner: process ... */
+	perc_buf   host;       /* ... on this host */
+	perc_buf   primary_row;
+	perc_buf   primary_col;
+};
+
+struct write_rec {
+	int        op;
+	perc_ts    start_ts;
+};
+
+int  codec_key(perc_buf *out, int region, perc_bytes row, perc_bytes col,
+               int kind, perc_ts ts);
+int  codec_cell_prefix(perc_buf *out, int region, perc_bytes row,
+                       perc_bytes col);
+int  codec_row_prefix(perc_buf *out, int region, perc_bytes row_prefix);
+int  codec_parse_key(struct key *out, const void *k, size_t len);
+void codec_key_dispose(struct key *k);
+
+int  codec_lock_encode(perc_buf *out, const struct lock_rec *lock);
+int  codec_lock_decode(struct lock_rec *out, const void *v, size_t len);
+void codec_lock_dispose(struct lock_rec *lock);
+
+int  codec_write_encode(perc_buf *out, const struct write_rec *w);
+int  codec_write_decode(struct write_rec *out, const void *v, size_t len);
+const char *codec_op_name(int op);
+
+void     codec_put_u32(unsigned char *p, uint32_t v);
+void     codec_put_u64(unsigned char *p, uint64_t v);
+uint32_t codec_get_u32(const unsigned char *p);
+uint64_t codec_get_u64(const unsigned char *p);
+uint32_t codec_crc32(uint32_t crc, const void *data, size_t len);
+#endif

@@ -1,0 +1,259 @@
+/*
+ * lib/commit.c - Percolator's two-phase commit, and abort.
+ *
+ * Commit: prewrite the primary, then the secondaries (a write committed
+ * after our start, or a live lock, is a conflict; a dead owner's lock
+ * is cleaned and we go on); take the commit timestamp only then, which
+ * the paper's proof of snapshot isolation needs; commit the primary in
+ * one synced batch, the commit point; commit the secondaries.
+ *
+ * Before its first prewrite a commit marks the journal, so the journal
+ * of a commit that died on the way is frozen: running commit again
+ * finishes it (every step is idempotent) unless someone rolled it back
+ * meanwhile, and abort knows there are locks to roll back.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "error.h"
+#include "failpoint.h"
+#include "lock.h"
+#include "mvcc.h"
+#include "oracle.h"
+#include "txn.h"
+
+static const perc_bytes none = { "", 0 };
+
+static perc_bytes
+row_of(const struct write *w)
+{
+	return buf_bytes(&w->row);
+}
+
+static perc_bytes
+col_of(const struct write *w)
+{
+	return buf_bytes(&w->col);
+}
+
+/*
+ * Prewrite one cell, cleaning up the locks of gone owners on the way;
+ * a live owner's lock is a conflict at once, never a wait.
+ */
+static int
+prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
+    struct lock_rec *lock)
+{
+	struct lock_rec blocker;
+	int rc, action, tries;
+
+	memset(&blocker, 0, sizeof(blocker));
+	lock->op = w->op;
+	for (tries = 0; tries < 64; tries++) {
+		rc = mvcc_prewrite(committed_at, txn->db, w, lock, &blocker);
+		if (rc != PERC_ELOCKED)
+			break;
+		rc = lock_resolve(&action, txn->db, row_of(w), col_of(w),
+		    &blocker, 0);
+		if (rc == 0 && action == RESOLVE_ALIVE)
+			rc = error_set(PERC_ECONFLICT, "row '%s' column '%s' "
+			    "is locked by live transaction %llu (process "
+			    "%u); retry with a new transaction",
+			    error_quote(row_of(w)), error_quote(col_of(w)),
+			    (unsigned long long)blocker.start_ts, blocker.pid);
+		if (rc < 0)
+			break;
+	}
+	codec_lock_dispose(&blocker);
+	return rc;
+}
+
+/* Roll back the locks this transaction wrote on ws->w[0..n-1]. */
+static int
+roll_back_own(perc_txn *txn, size_t n)
+{
+	const struct writeset *ws = &txn->writes;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = mvcc_rollback_cell(txn->db, row_of(&ws->w[i]),
+		    col_of(&ws->w[i]), txn->journal.start_ts);
+	return rc;
+}
+
+/* Commit every secondary at commit_ts; the commit point is behind us. */
+static int
+commit_secondaries(perc_txn *txn, perc_ts commit_ts)
+{
+	const struct writeset *ws = &txn->writes;
+	size_t i;
+	int rc = 0;
+
+	for (i = 1; i < ws->n && rc == 0; i++) {
+		rc = mvcc_commit_cell(txn->db, row_of(&ws->w[i]),
+		    col_of(&ws->w[i]), txn->journal.start_ts, commit_ts, 0);
+		if (rc == 0 && i == 1)
+			rc = failpoint(txn->db, "after-commit-secondary");
+	}
+	if (rc < 0)
+		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
+		    "transaction %s committed at %llu but its secondaries "
+		    "could not all be finished (%s); readers will finish "
+		    "them, or run 'perc resolve-locks'", txn->journal.handle,
+		    (unsigned long long)commit_ts, perc_errmsg());
+	return 0;
+}
+
+/*
+ * The prewrites: 0 when every cell is locked, PERC_ECOMMITTED when an
+ * earlier run of this commit already passed the commit point, else the
+ * failure, with *done set to how many cells this transaction locked.
+ */
+static int
+prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	struct lock_rec lock;
+	perc_db *db = txn->db;
+	int rc = 0;
+
+	memset(&lock, 0, sizeof(lock));
+	lock.start_ts = txn->journal.start_ts;
+	lock.wall_ms = (uint64_t)clock_wall_ms();
+	lock.ttl_ms = db->ttl_ms;
+	lock.pid = (uint32_t)getpid();
+	if ((rc = buf_set(&lock.host, db->host, strlen(db->host))) < 0 ||
+	    (rc = buf_addb(&lock.primary_row, row_of(&ws->w[0]))) < 0 ||
+	    (rc = buf_addb(&lock.primary_col, col_of(&ws->w[0]))) < 0)
+		goto done;
+	for (*done = 0; *done < ws->n; ++*done) {
+		if ((rc = prewrite_cell(committed_at, txn, &ws->w[*done],
+		    &lock)) < 0)
+			break;
+		if (*done == 0 &&
+		    (rc = failpoint(db, "after-prewrite-primary")) < 0)
+			break;
+	}
+	if (rc == 0)
+		rc = failpoint(db, "after-prewrite");
+done:
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
+/* After the token and the store are ours: the protocol itself. */
+static int
+commit_locked(perc_ts *out, perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	perc_db *db = txn->db;
+	perc_ts commit_ts = 0;
+	size_t done = 0;
+	int rc, rb;
+
+	if (!ws->commit_begun && (rc = journal_append(&txn->journal,
+	    JOURNAL_COMMIT_BEGUN, none, none, none, 0)) < 0)
+		return rc;
+	rc = prewrite_all(&commit_ts, &done, txn);
+	if (rc == PERC_ECOMMITTED)
+		goto secondaries;       /* an earlier run got that far */
+	if (rc == 0 && (rc = oracle_next(&commit_ts, db->dir, 1,
+	    clock_deadline(db->timeout_ms))) < 0)
+		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+	if (rc == 0)
+		rc = mvcc_commit_cell(db, row_of(&ws->w[0]), col_of(&ws->w[0]),
+		    txn->journal.start_ts, commit_ts, 1);
+	if (rc == PERC_ECONFLICT) {
+		/* Finished: take back what we locked, primary first. */
+		if ((rb = roll_back_own(txn, done < ws->n ? done + 1 : done))
+		    < 0)
+			return rb;
+		journal_finish(&txn->journal);
+		return error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+	}
+	if (rc < 0 || (rc = failpoint(db, "after-commit-primary")) < 0)
+		return rc;
+secondaries:
+	if ((rc = commit_secondaries(txn, commit_ts)) < 0)
+		return rc;
+	*out = commit_ts;
+	return journal_finish(&txn->journal);
+}
+
+int
+perc_txn_commit(perc_ts *out, perc_txn *txn)
+{
+	int64_t deadline = clock_deadline(txn->db->timeout_ms);
+	int rc;
+
+	*out = 0;
+	txn->loaded = 0;
+	writeset_dispose(&txn->writes);
+	if ((rc = journal_take_token(&txn->journal, deadline)) < 0 ||
+	    (rc = txn_writes(txn)) < 0)
+		return rc;
+	if (txn->writes.n == 0)
+		return journal_finish(&txn->journal);
+	if ((rc = db_acquire(txn->db, deadline)) < 0)
+		return rc;
+	rc = commit_locked(out, txn);
+	store_release(&txn->db->store);
+	return rc;
+}
+
+/*
+ * Abort: discard the journal, and when a commit had begun, roll back
+ * its locks, the primary first so that no one can roll it forward.
+ * A transaction past its commit point cannot be aborted; its
+ * secondaries are finished instead and PERC_ECONFLICT says so.
+ */
+static int
+abort_locked(perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	perc_ts at;
+	int rc, op;
+
+	rc = mvcc_find_commit(&at, &op, txn->db, row_of(&ws->w[0]),
+	    col_of(&ws->w[0]), txn->journal.start_ts);
+	if (rc == 0 && op != OP_ROLLBACK) {
+		if ((rc = commit_secondaries(txn, at)) == 0)
+			rc = error_set(PERC_ECONFLICT, "transaction %s had "
+			    "already committed at %llu; it cannot be aborted",
+			    txn->journal.handle, (unsigned long long)at);
+		return rc;
+	}
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		return rc;
+	return roll_back_own(txn, ws->n);
+}
+
+int
+perc_txn_abort(perc_txn *txn)
+{
+	int64_t deadline = clock_deadline(txn->db->timeout_ms);
+	int rc;
+
+	txn->loaded = 0;
+	writeset_dispose(&txn->writes);
+	if ((rc = journal_take_token(&txn->journal, deadline)) < 0)
+		return rc;
+	/*
+	 * A damaged journal cannot say which cells it locked; if a commit
+	 * had begun, readers clean those locks up once we are gone.
+	 */
+	if (txn_writes(txn) == 0 && txn->writes.commit_begun &&
+	    txn->writes.n > 0) {
+		if ((rc = db_acquire(txn->db, deadline)) < 0)
+			return rc;
+		rc = abort_locked(txn);
+		store_release(&txn->db->store);
+		if (rc < 0 && rc != PERC_ECONFLICT)
+			return rc;
+	}
+	journal_finish(&txn->journal);
+	return rc;
+}

@@ -1,0 +1,346 @@
+/*
+ * lib/db.c - data directories: create one, open one, and its config.
+ *
+ * DIR/config is text, one setting a line: "format N" (the layout
+ * version, refused when unknown) and "observe COLUMN" for each observed
+ * column, escaped as in TSV output.  It is written last by init and
+ * replaced atomically, so its presence is what makes DIR a data
+ * directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "db.h"
+#include "error.h"
+#include "escape.h"
+#include "oracle.h"
+
+#define FORMAT_VERSION 1
+#define CONFIG_MAX     (1 << 20)
+
+static void
+dir_path(char *out, size_t size, const char *dir, const char *name)
+{
+	snprintf(out, size, "%s/%s", dir, name);
+}
+
+static int
+not_a_db(const char *path)
+{
+	return error_set(PERC_ENOTDB, "'%s' is not a perc data directory; "
+	    "create one with 'perc init %s'", path, path);
+}
+
+static void
+free_observed(perc_buf *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		perc_buf_dispose(&cols[i]);
+	free(cols);
+}
+
+/* Parse DIR/config into the observed columns. */
+static int
+read_config(perc_buf **cols, size_t *ncols, const char *dir)
+{
+	char path[4096], text[CONFIG_MAX + 1], *line, *next;
+	perc_buf *grown;
+	int fd, rc = 0, format = 0;
+	ssize_t n;
+
+	*cols = NULL;
+	*ncols = 0;
+	dir_path(path, sizeof(path), dir, "config");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return not_a_db(dir);
+		return error_set(PERC_EIO, "cannot read '%s': %s", path,
+		    strerror(errno));
+	}
+	n = read(fd, text, CONFIG_MAX + 1);
+	close(fd);
+	if (n < 0 || n > CONFIG_MAX || memchr(text, '\0', (size_t)n))
+		goto damaged;
+	text[n] = '\0';
+	for (line = text; *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) == NULL)
+			goto damaged;   /* a torn last line */
+		*next++ = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if (strncmp(line, "format ", 7) == 0) {
+			format = atoi(line + 7);
+			if (format != FORMAT_VERSION) {
+				rc = error_set(PERC_ENOTDB, "'%s' has data "
+				    "format '%s', which this perc (format %d) "
+				    "does not know; use a matching perc", dir,
+				    line + 7, FORMAT_VERSION);
+				goto fail;
+			}
+		} else if (strncmp(line, "observe ", 8) == 0 && format) {
+			if ((grown = realloc(*cols, (*ncols + 1) *
+			    sizeof(**cols))) == NULL)
+				goto damaged;
+			*cols = grown;
+			memset(&grown[*ncols], 0, sizeof(**cols));
+			if (unescape_field(&grown[(*ncols)++], line + 8,
+			    strlen(line + 8)) < 0)
+				goto damaged;
+		} else
+			goto damaged;
+	}
+	if (format)
+		return 0;
+damaged:
+	rc = error_set(PERC_EIO, "the config file '%s' is damaged; restore "
+	    "it from a backup (it holds 'format %d' and the observed "
+	    "columns)", path, FORMAT_VERSION);
+fail:
+	free_observed(*cols, *ncols);
+	*cols = NULL;
+	*ncols = 0;
+	return rc;
+}
+
+/* Replace DIR/config atomically with the given observed columns. */
+static int
+write_config(const char *dir, const perc_buf *cols, size_t ncols)
+{
+	perc_buf text = PERC_BUF_INIT;
+	char path[4096], tmp[4096];
+	size_t i;
+	int fd = -1, rc;
+
+	dir_path(path, sizeof(path), dir, "config");
+	dir_path(tmp, sizeof(tmp), dir, "config.tmp");
+	rc = buf_addf(&text, "# perc data directory\nformat %d\n",
+	    FORMAT_VERSION);
+	for (i = 0; i < ncols && rc == 0; i++) {
+		if ((rc = buf_add(&text, "observe ", 8)) == 0 &&
+		    (rc = escape_field(&text, buf_bytes(&cols[i]))) == 0)
+			rc = buf_add(&text, "\n", 1);
+	}
+	if (rc < 0)
+		goto done;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0 || write(fd, text.data, text.len) != (ssize_t)text.len ||
+	    fsync(fd) != 0 || rename(tmp, path) != 0)
+		rc = error_set(PERC_EIO, "cannot write '%s': %s; check that "
+		    "the disk has room and is writable", path, strerror(errno));
+done:
+	if (fd >= 0)
+		close(fd);
+	perc_buf_dispose(&text);
+	return rc;
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char tmp[4096], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -1;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * May init build a data directory in path?  Yes when it is empty or
+ * holds only what an interrupted init leaves behind.
+ */
+static int
+dir_is_free(const char *path)
+{
+	static const char *const ours[] = { "store", "store.lock", "oracle",
+		"oracle.lock", "oracle.tmp", "txn", "config.tmp", NULL };
+	struct dirent *e;
+	DIR *d;
+	int i, ok = 1;
+
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (ok && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		for (ok = 0, i = 0; ours[i] != NULL && !ok; i++)
+			ok = strcmp(e->d_name, ours[i]) == 0;
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Add the columns of observe that cols lacks; *changed says if any. */
+static int
+add_observed(perc_buf **cols, size_t *ncols, const perc_bytes *observe,
+    size_t n, int *changed)
+{
+	perc_buf *grown;
+	size_t i, k;
+	int rc;
+
+	*changed = 0;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < *ncols; k++)
+			if (bytes_eq(buf_bytes(&(*cols)[k]), observe[i]))
+				break;
+		if (k < *ncols)
+			continue;
+		if ((grown = realloc(*cols, (*ncols + 1) * sizeof(*grown)))
+		    == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		*cols = grown;
+		memset(&grown[*ncols], 0, sizeof(*grown));
+		if ((rc = buf_addb(&grown[(*ncols)++], observe[i])) < 0)
+			return rc;
+		*changed = 1;
+	}
+	return 0;
+}
+
+static int
+init_existing(const char *path, const perc_bytes *observe, size_t n)
+{
+	perc_buf *cols;
+	size_t ncols;
+	perc_db *db = NULL;
+	int rc, changed;
+
+	/* Hold the store so no commit reads a half-changed column set. */
+	if ((rc = perc_db_open(&db, path)) < 0 ||
+	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
+		goto done;
+	if ((rc = read_config(&cols, &ncols, path)) < 0)
+		goto done;
+	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0 &&
+	    changed)
+		rc = write_config(path, cols, ncols);
+	free_observed(cols, ncols);
+done:
+	perc_db_close(db);
+	return rc;
+}
+
+int
+perc_db_init(const char *path, const perc_bytes *observe, size_t n)
+{
+	char sub[4096];
+	perc_buf *cols = NULL;
+	size_t ncols = 0;
+	int rc, changed;
+
+	dir_path(sub, sizeof(sub), path, "config");
+	if (access(sub, F_OK) == 0)
+		return init_existing(path, observe, n);
+	if (mkdir_p(path) != 0)
+		return error_set(errno == ENOTDIR || errno == EEXIST ?
+		    PERC_ENOTDB : PERC_EIO, "cannot create the directory "
+		    "'%s': %s", path, strerror(errno));
+	if (!dir_is_free(path))
+		return error_set(PERC_ENOTDB, "'%s' is not empty and not a "
+		    "perc data directory; choose an empty or new directory",
+		    path);
+	dir_path(sub, sizeof(sub), path, "txn");
+	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
+		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
+		    strerror(errno));
+	if ((rc = store_create(path)) < 0 || (rc = oracle_create(path)) < 0)
+		return rc;
+	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0)
+		rc = write_config(path, cols, ncols);
+	free_observed(cols, ncols);
+	return rc;
+}
+
+int
+perc_db_open(perc_db **out, const char *path)
+{
+	perc_db *db;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return not_a_db(path);
+	if ((db = calloc(1, sizeof(*db))) == NULL ||
+	    (db->dir = strdup(path)) == NULL) {
+		free(db);
+		return error_set(PERC_EIO, "out of memory");
+	}
+	db->timeout_ms = clock_env_ms("PERC_LOCK_TIMEOUT", 10000);
+	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
+	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
+		strcpy(db->host, "localhost");
+	if ((rc = read_config(&db->observed, &db->nobserved, path)) < 0 ||
+	    (rc = store_init(&db->store, path)) < 0) {
+		perc_db_close(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+void
+perc_db_close(perc_db *db)
+{
+	if (db == NULL)
+		return;
+	store_dispose(&db->store);
+	free_observed(db->observed, db->nobserved);
+	free(db->dir);
+	free(db);
+}
+
+int
+db_is_observed(const perc_db *db, perc_bytes col)
+{
+	size_t i;
+
+	for (i = 0; i < db->nobserved; i++)
+		if (bytes_eq(buf_bytes(&db->observed[i]), col))
+			return 1;
+	return 0;
+}
+
+/*
+ * Take the store.  The observed columns are read again under it, so a
+ * commit always notifies the columns observed when it writes.
+ */
+int
+db_acquire(perc_db *db, int64_t deadline_ms)
+{
+	int rc;
+
+	if (db->store.db != NULL)
+		return 0;
+	if ((rc = store_acquire(&db->store, deadline_ms)) < 0)
+		return rc;
+	free_observed(db->observed, db->nobserved);
+	if ((rc = read_config(&db->observed, &db->nobserved, db->dir)) < 0)
+		store_release(&db->store);
+	return rc;
+}
+
+int
+perc_ts_next(perc_ts *out, perc_db *db, size_t n)
+{
+	return oracle_next(out, db->dir, n, clock_deadline(db->timeout_ms));
+}

@@ -1,0 +1,22 @@
+/* lib/db.h - the open data directory that every module works on */
+#ifndef DB_H
+#define DB_H
+
+#include <stdint.h>
+
+#include "perc.h"
+#include "store.h"
+
+struct perc_db {
+	char        *dir;
+	struct store store;
+	perc_buf    *observed;     /* columns named by init --observe */
+	size_t       nobserved;
+	int64_t      timeout_ms;   /* PERC_LOCK_TIMEOUT */
+	uint32_t     ttl_ms;       /* PERC_LOCK_TTL, stamped on our locks */
+	char         host[64];     /* gethostname(), stamped on our locks */
+};
+
+int db_is_observed(const perc_db *db, perc_bytes col);
+int db_acquire(perc_db *db, int64_t deadline_ms);
+#endif

@@ -1,0 +1,16 @@
+/* lib/error.h - setting the one-line message behind a PERC_E* code */
+#ifndef ERROR_H
+#define ERROR_H
+
+#include "perc.h"
+
+/*
+ * Record a one-line message for perc_errmsg() and return code, so a
+ * failure reads "return error_set(PERC_ENOTXN, ...);".
+ */
+int error_set(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Quote bytes for a message: escaped as in TSV output, at most 60. */
+const char *error_quote(perc_bytes bytes);
+#endif

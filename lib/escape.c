@@ -1,0 +1,118 @@
+/* lib/escape.c - the one place that decides how bytes look in TSV output */
+#include "buf.h"
+#include "error.h"
+#include "escape.h"
+
+static int
+escape(perc_buf *out, perc_bytes field, int spaces)
+{
+	const unsigned char *p = field.data;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < field.len && rc == 0; i++) {
+		if (p[i] == '\t')
+			rc = buf_add(out, "\\t", 2);
+		else if (p[i] == '\n')
+			rc = buf_add(out, "\\n", 2);
+		else if (p[i] == '\\')
+			rc = buf_add(out, "\\\\", 2);
+		else if (p[i] < 0x20 || p[i] > 0x7e || (spaces && p[i] == ' '))
+			rc = buf_addf(out, "\\x%02x", p[i]);
+		else
+			rc = buf_add(out, &p[i], 1);
+	}
+	return rc;
+}
+
+/*
+ * Append field to out in the TSV form that perc(1) promises: tab,
+ * newline and backslash become \t, \n and \\, and every other byte
+ * outside 0x20..0x7e becomes \xhh.  field may hold NUL bytes.
+ */
+int
+escape_field(perc_buf *out, perc_bytes field)
+{
+	return escape(out, field, 0);
+}
+
+/* As escape_field, and a space becomes \x20: for key=value details. */
+int
+escape_field_spaces(perc_buf *out, perc_bytes field)
+{
+	return escape(out, field, 1);
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Append to out the bytes that text (len bytes, the escaped form)
+ * stands for.  A backslash not followed by t, n, \ or xhh is a usage
+ * error (PERC_EUSAGE), so a typo never turns into a different key.
+ */
+int
+unescape_field(perc_buf *out, const char *text, size_t len)
+{
+	size_t i;
+	int rc = 0, hi, lo;
+	char c;
+
+	for (i = 0; i < len && rc == 0; i++) {
+		if (text[i] != '\\') {
+			rc = buf_add(out, &text[i], 1);
+			continue;
+		}
+		if (++i == len)
+			return error_set(PERC_EUSAGE, "escaped argument ends "
+			    "in a lone backslash; write \\\\ for a backslash");
+		switch (text[i]) {
+		case 't':
+			rc = buf_add(out, "\t", 1);
+			break;
+		case 'n':
+			rc = buf_add(out, "\n", 1);
+			break;
+		case '\\':
+			rc = buf_add(out, "\\", 1);
+			break;
+		case 'x':
+			hi = i + 1 < len ? hexval((unsigned char)text[i + 1]) : -1;
+			lo = i + 2 < len ? hexval((unsigned char)text[i + 2]) : -1;
+			if (hi < 0 || lo < 0)
+				return error_set(PERC_EUSAGE, "escaped "
+				    "argument has a bad \\x; write \\xhh with "
+				    "two hex digits");
+			c = (char)(hi << 4 | lo);
+			rc = buf_add(out, &c, 1);
+			i += 2;
+			break;
+		default:
+			return error_set(PERC_EUSAGE, "escaped argument has "
+			    "an unknown escape '\\%c'; use \\t, \\n, \\\\ or "
+			    "\\xhh", text[i]);
+		}
+	}
+	return rc;
+}
+
+int
+perc_escape(perc_buf *out, perc_bytes field)
+{
+	return escape_field(out, field);
+}
+
+int
+perc_unescape(perc_buf *out, const char *text, size_t len)
+{
+	return unescape_field(out, text, len);
+}

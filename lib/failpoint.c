@@ -1,0 +1,40 @@
+/*
+ * lib/failpoint.c - PERC_FAILPOINT: stop a commit dead at a named point.
+ *
+ * PERC_FAILPOINT=NAME exits at NAME with status 137, as kill -9 would,
+ * with no cleanup: the store and the token are dropped by the kernel,
+ * exactly the state a crash there leaves.  PERC_FAILPOINT=NAME:pause=S
+ * instead lets go of the store and sleeps S seconds while keeping the
+ * token, which is a slow but live committer, then carries on.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "failpoint.h"
+
+int
+failpoint(perc_db *db, const char *name)
+{
+	const char *fp = getenv("PERC_FAILPOINT");
+	size_t n = strlen(name);
+	struct timespec ts;
+	double secs;
+
+	if (fp == NULL || strncmp(fp, name, n) != 0)
+		return 0;
+	if (fp[n] == '\0')
+		_exit(137);
+	if (strncmp(fp + n, ":pause=", 7) != 0)
+		return 0;
+	secs = strtod(fp + n + 7, NULL);
+	if (!(secs > 0))
+		return 0;
+	store_release(&db->store);
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+	return db_acquire(db, clock_deadline(db->timeout_ms));
+}

@@ -1,0 +1,454 @@
+/*
+ * lib/journal.c - one file per open transaction: its buffered writes.
+ *
+ * DIR/txn/START_TS starts with a header (magic, start_ts, CRC) followed
+ * by records, each [payload length][CRC of type and payload][type]
+ * [payload], where the payload of a write is [row length][row][column
+ * length][column][value].  A record is appended with one write(2) under
+ * the file's flock, and cut off again if that write fails, so two
+ * appends never interleave and a full disk leaves the journal as it
+ * was.  A record that is torn or fails its CRC makes the whole journal
+ * unreadable: a transaction is never committed from half a journal.
+ *
+ * The same flock is the owner's token while it commits (the paper's
+ * Chubby lock): any process can ask whether the owner of a lock is
+ * still at work with one non-blocking flock, and the kernel drops the
+ * token the moment the owner dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "codec.h"
+#include "error.h"
+#include "journal.h"
+
+#define JOURNAL_MAGIC  "PERCJNL1"
+#define HEADER_SIZE    (8 + 8 + 4)
+#define RECORD_HEAD    (4 + 4 + 1)
+/* Bound on one record, so a damaged length can never ask for more. */
+#define RECORD_MAX     ((uint64_t)1 << 40)
+
+static int
+journal_path(struct journal *j, const char *dir, const char *handle)
+{
+	size_t n = strlen(dir) + strlen(handle) + 6;
+
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	if ((j->path = malloc(n)) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	snprintf(j->path, n, "%s/txn/%s", dir, handle);
+	snprintf(j->handle, sizeof(j->handle), "%s", handle);
+	return 0;
+}
+
+static int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Create the journal of a new transaction; it is open until finished. */
+int
+journal_create(struct journal *j, const char *dir, perc_ts start_ts)
+{
+	unsigned char head[HEADER_SIZE];
+	char handle[24];
+	int rc;
+
+	snprintf(handle, sizeof(handle), "%" PRIu64, start_ts);
+	if ((rc = journal_path(j, dir, handle)) < 0)
+		return rc;
+	j->start_ts = start_ts;
+	j->fd = open(j->path, O_RDWR | O_CREAT | O_EXCL | O_APPEND |
+	    O_CLOEXEC, 0644);
+	if (j->fd < 0)
+		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
+		    "cannot create the journal '%s': %s", j->path,
+		    strerror(errno));
+	memcpy(head, JOURNAL_MAGIC, 8);
+	codec_put_u64(head + 8, start_ts);
+	codec_put_u32(head + 16, codec_crc32(0, head, 16));
+	if (write_all(j->fd, head, sizeof(head)) < 0) {
+		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
+		    "check that the disk has room", j->path, strerror(errno));
+		unlink(j->path);
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * Open the journal of transaction handle.  A handle that is not a
+ * timestamp, or whose journal is gone, is PERC_ENOTXN.
+ */
+int
+journal_open(struct journal *j, const char *dir, const char *handle)
+{
+	const char *p;
+	char *end;
+	int rc;
+
+	for (p = handle; *p >= '0' && *p <= '9'; p++)
+		;
+	if (*handle == '\0' || *handle == '0' || *p != '\0' ||
+	    p - handle > 20)
+		goto unknown;
+	if ((rc = journal_path(j, dir, handle)) < 0)
+		return rc;
+	errno = 0;
+	j->start_ts = strtoull(handle, &end, 10);
+	if (errno != 0)
+		goto unknown;
+	if ((j->fd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			goto unknown;
+		return error_set(PERC_EIO, "cannot open the journal '%s': %s",
+		    j->path, strerror(errno));
+	}
+	return 0;
+unknown:
+	return error_set(PERC_ENOTXN, "transaction '%.40s' is unknown or "
+	    "already finished; start another with 'perc begin'", handle);
+}
+
+void
+journal_close(struct journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);   /* also drops the token */
+	free(j->path);
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+}
+
+/* Is the journal still linked, that is, the transaction still open? */
+static int
+journal_gone(struct journal *j)
+{
+	struct stat st;
+
+	return fstat(j->fd, &st) != 0 || st.st_nlink == 0;
+}
+
+static int
+finished(struct journal *j)
+{
+	return error_set(PERC_ENOTXN, "transaction '%s' is unknown or "
+	    "already finished; start another with 'perc begin'", j->handle);
+}
+
+/*
+ * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK or
+ * JOURNAL_COMMIT_BEGUN).  Safe against other processes appending to
+ * the same journal at the same time.
+ */
+int
+journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
+    perc_bytes value, int64_t deadline_ms)
+{
+	perc_buf rec = PERC_BUF_INIT;
+	unsigned char head[RECORD_HEAD] = { 0 }, len[4];
+	struct stat st;
+	int rc = 0;
+
+	if ((rc = buf_add(&rec, head, sizeof(head))) < 0)
+		goto done;
+	codec_put_u32(len, (uint32_t)row.len);
+	if ((rc = buf_add(&rec, len, 4)) < 0 || (rc = buf_addb(&rec, row)) < 0)
+		goto done;
+	codec_put_u32(len, (uint32_t)col.len);
+	if ((rc = buf_add(&rec, len, 4)) < 0 ||
+	    (rc = buf_addb(&rec, col)) < 0 ||
+	    (rc = buf_addb(&rec, value)) < 0)
+		goto done;
+	if (row.len > UINT32_MAX || col.len > UINT32_MAX ||
+	    rec.len - RECORD_HEAD > UINT32_MAX) {
+		rc = error_set(PERC_EUSAGE, "a row, column or value is larger "
+		    "than 4 GiB; perc cannot store it");
+		goto done;
+	}
+	codec_put_u32((unsigned char *)rec.data,
+	    (uint32_t)(rec.len - RECORD_HEAD));
+	rec.data[8] = (char)op;
+	codec_put_u32((unsigned char *)rec.data + 4,
+	    codec_crc32(0, rec.data + 8, rec.len - 8));
+
+	if (!j->token && clock_flock(j->fd, LOCK_EX, deadline_ms) < 0) {
+		rc = error_set(PERC_ETIMEOUT, "transaction '%s' stayed busy in "
+		    "another process; try again", j->handle);
+		goto done;
+	}
+	if (journal_gone(j)) {
+		rc = finished(j);
+	} else if (fstat(j->fd, &st) != 0 ||
+	    write_all(j->fd, rec.data, rec.len) < 0) {
+		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
+		    "check that the disk has room", j->path, strerror(errno));
+		/* Leave no torn record behind: the transaction goes on. */
+		if (ftruncate(j->fd, st.st_size) != 0)
+			rc = error_set(PERC_EIO, "cannot write the journal "
+			    "'%s' and cannot repair it: %s; abort the "
+			    "transaction", j->path, strerror(errno));
+	}
+	if (!j->token)
+		flock(j->fd, LOCK_UN);
+done:
+	perc_buf_dispose(&rec);
+	return rc;
+}
+
+static int
+write_cmp(const void *a, const void *b)
+{
+	const struct write *x = a, *y = b;
+	int c = bytes_cmp(buf_bytes(&x->row), buf_bytes(&y->row));
+
+	return c ? c : bytes_cmp(buf_bytes(&x->col), buf_bytes(&y->col));
+}
+
+/* As write_cmp, then in journal order. */
+static int
+write_seq_cmp(const void *a, const void *b)
+{
+	const struct write *x = a, *y = b;
+	int c = write_cmp(a, b);
+
+	if (c != 0)
+		return c;
+	return x->op_seq < y->op_seq ? -1 : x->op_seq > y->op_seq;
+}
+
+static int
+writeset_append(struct writeset *ws, size_t *cap, int op, perc_bytes row,
+    perc_bytes col, perc_bytes value)
+{
+	struct write *w, *grown;
+	int rc;
+
+	if (ws->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		if ((grown = realloc(ws->w, *cap * sizeof(*grown))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		ws->w = grown;
+	}
+	w = memset(&ws->w[ws->n], 0, sizeof(*w));
+	w->op = op;
+	w->op_seq = ws->n;
+	ws->n++;
+	if ((rc = buf_set(&w->row, row.data, row.len)) < 0 ||
+	    (rc = buf_set(&w->col, col.data, col.len)) < 0)
+		return rc;
+	return buf_set(&w->value, value.data, value.len);
+}
+
+/*
+ * Sort the writes by cell and keep one a cell: the last put or delete
+ * wins, and a lock-only read never hides a put or delete of the cell.
+ */
+static void
+writeset_fold(struct writeset *ws)
+{
+	size_t i, keep = 0;
+	struct write tmp;
+
+	qsort(ws->w, ws->n, sizeof(*ws->w), write_seq_cmp);
+	for (i = 0; i < ws->n; i++) {
+		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0 &&
+		    ws->w[i].op == OP_LOCK) {
+			perc_buf_dispose(&ws->w[i].row);
+			perc_buf_dispose(&ws->w[i].col);
+			perc_buf_dispose(&ws->w[i].value);
+			continue;
+		}
+		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0)
+			keep--;         /* a later put or delete replaces it */
+		tmp = ws->w[keep];
+		ws->w[keep] = ws->w[i];
+		ws->w[i] = tmp;
+		if (i != keep) {
+			perc_buf_dispose(&ws->w[i].row);
+			perc_buf_dispose(&ws->w[i].col);
+			perc_buf_dispose(&ws->w[i].value);
+		}
+		keep++;
+	}
+	ws->n = keep;
+}
+
+static int
+damaged(struct journal *j, size_t off)
+{
+	return error_set(PERC_EIO, "the journal '%s' is damaged at byte %zu "
+	    "(torn or corrupt record); discard the transaction with 'perc "
+	    "abort -t %s'", j->path, off, j->handle);
+}
+
+/* Read the whole journal into a sorted write set with one entry a cell. */
+int
+journal_load(struct writeset *out, struct journal *j)
+{
+	perc_buf data = PERC_BUF_INIT;
+	const unsigned char *p, *rec;
+	size_t off, cap = 0, n, rlen, clen;
+	struct stat st;
+	ssize_t got;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (fstat(j->fd, &st) != 0 || (rc = buf_grow(&data,
+	    (size_t)st.st_size)) < 0) {
+		rc = rc ? rc : error_set(PERC_EIO, "cannot read the journal "
+		    "'%s': %s", j->path, strerror(errno));
+		goto done;
+	}
+	while (data.len < (size_t)st.st_size) {
+		got = pread(j->fd, data.data + data.len,
+		    (size_t)st.st_size - data.len, (off_t)data.len);
+		if (got <= 0) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			rc = got == 0 ? damaged(j, data.len) :
+			    error_set(PERC_EIO, "cannot read the journal '%s': "
+			    "%s", j->path, strerror(errno));
+			goto done;
+		}
+		data.len += (size_t)got;
+	}
+	p = (const unsigned char *)data.data;
+	if (data.len < HEADER_SIZE || memcmp(p, JOURNAL_MAGIC, 8) != 0 ||
+	    codec_get_u64(p + 8) != j->start_ts ||
+	    codec_get_u32(p + 16) != codec_crc32(0, p, 16)) {
+		rc = damaged(j, 0);
+		goto done;
+	}
+	for (off = HEADER_SIZE; off < data.len && rc == 0; off += n) {
+		rec = p + off;
+		if (data.len - off < RECORD_HEAD ||
+		    (n = RECORD_HEAD + codec_get_u32(rec)) > data.len - off ||
+		    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8, n - 8)) {
+			rc = damaged(j, off);
+			break;
+		}
+		if (rec[8] == JOURNAL_COMMIT_BEGUN) {
+			out->commit_begun = 1;
+			continue;
+		}
+		rec += RECORD_HEAD;
+		if (n < RECORD_HEAD + 8 ||
+		    (rlen = codec_get_u32(rec)) > n - RECORD_HEAD - 8 ||
+		    (clen = codec_get_u32(rec + 4 + rlen)) >
+		    n - RECORD_HEAD - 8 - rlen ||
+		    (p[off + 8] != OP_PUT && p[off + 8] != OP_DELETE &&
+		    p[off + 8] != OP_LOCK)) {
+			rc = damaged(j, off);
+			break;
+		}
+		rc = writeset_append(out, &cap, p[off + 8],
+		    bytes_of(rec + 4, rlen), bytes_of(rec + 8 + rlen, clen),
+		    bytes_of(rec + 8 + rlen + clen,
+		    n - RECORD_HEAD - 8 - rlen - clen));
+	}
+done:
+	if (rc < 0)
+		writeset_dispose(out);
+	else
+		writeset_fold(out);
+	perc_buf_dispose(&data);
+	return rc;
+}
+
+/*
+ * Take the owner's token for a commit or an abort and keep it until
+ * journal_close.  PERC_ENOTXN if the transaction finished meanwhile.
+ */
+int
+journal_take_token(struct journal *j, int64_t deadline_ms)
+{
+	if (clock_flock(j->fd, LOCK_EX, deadline_ms) < 0)
+		return error_set(PERC_ETIMEOUT, "transaction '%s' is being "
+		    "committed or aborted by another process; wait for it",
+		    j->handle);
+	j->token = 1;
+	if (journal_gone(j))
+		return finished(j);
+	return 0;
+}
+
+/* The transaction is over: its handle is refused from now on. */
+int
+journal_finish(struct journal *j)
+{
+	if (unlink(j->path) != 0 && errno != ENOENT)
+		return error_set(PERC_EIO, "cannot remove the journal '%s': "
+		    "%s", j->path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Does the owner of transaction start_ts still hold its token?  A
+ * journal that is gone, or whose flock can be had, has no live owner.
+ */
+int
+journal_owner_alive(const char *dir, perc_ts start_ts)
+{
+	char path[4096];
+	int fd, alive;
+
+	snprintf(path, sizeof(path), "%s/txn/%" PRIu64, dir, start_ts);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}
+
+struct write *
+writeset_find(const struct writeset *ws, perc_bytes row, perc_bytes col)
+{
+	struct write key;
+
+	if (ws->n == 0)
+		return NULL;
+	memset(&key, 0, sizeof(key));
+	key.row.data = (char *)row.data;
+	key.row.len = row.len;
+	key.col.data = (char *)col.data;
+	key.col.len = col.len;
+	return bsearch(&key, ws->w, ws->n, sizeof(*ws->w), write_cmp);
+}
+
+void
+writeset_dispose(struct writeset *ws)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++) {
+		perc_buf_dispose(&ws->w[i].row);
+		perc_buf_dispose(&ws->w[i].col);
+		perc_buf_dispose(&ws->w[i].value);
+	}
+	free(ws->w);
+	memset(ws, 0, sizeof(*ws));
+}

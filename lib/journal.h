@@ -1,0 +1,47 @@
+/* lib/journal.h - one file per open transaction: its buffered writes */
+#ifndef JOURNAL_H
+#define JOURNAL_H
+
+#include <stdint.h>
+
+#include "perc.h"
+
+struct journal {
+	char    *path;          /* DIR/txn/START_TS */
+	int      fd;
+	int      token;         /* 1 while this process holds the flock */
+	perc_ts  start_ts;
+	char     handle[24];    /* START_TS in decimal */
+};
+
+/* One buffered write; the write set keeps one per cell, sorted. */
+struct write {
+	perc_buf row;
+	perc_buf col;
+	perc_buf value;
+	int      op;            /* OP_PUT, OP_DELETE or OP_LOCK */
+	size_t   op_seq;        /* position in the journal */
+};
+
+struct writeset {
+	struct write *w;
+	size_t        n;
+	int           commit_begun; /* a commit has written locks */
+};
+
+#define JOURNAL_COMMIT_BEGUN 'C'
+
+int  journal_create(struct journal *j, const char *dir, perc_ts start_ts);
+int  journal_open(struct journal *j, const char *dir, const char *handle);
+void journal_close(struct journal *j);
+int  journal_append(struct journal *j, int op, perc_bytes row,
+                    perc_bytes col, perc_bytes value, int64_t deadline_ms);
+int  journal_load(struct writeset *out, struct journal *j);
+int  journal_take_token(struct journal *j, int64_t deadline_ms);
+int  journal_finish(struct journal *j);
+int  journal_owner_alive(const char *dir, perc_ts start_ts);
+
+struct write *writeset_find(const struct writeset *ws, perc_bytes row,
+                            perc_bytes col);
+void writeset_dispose(struct writeset *ws);
+#endif

@@ -1,0 +1,157 @@
+/*
+ * lib/lock.c - whose lock is this, and cleaning up after a dead owner.
+ *
+ * A lock names its transaction's primary cell.  The primary decides
+ * the fate of every lock of the transaction: committed there means
+ * roll forward, which is always safe; not committed there means roll
+ * back, which needs proof that the owner is gone (its token is free)
+ * or has overrun its TTL, and starts on the primary, so the owner's
+ * own commit of the primary fails from then on.
+ */
+#include <string.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "error.h"
+#include "journal.h"
+#include "lock.h"
+#include "mvcc.h"
+
+int
+lock_owner_state(const perc_db *db, const struct lock_rec *lock)
+{
+	int64_t age = clock_wall_ms() - (int64_t)lock->wall_ms;
+	int same_host = lock->host.len == strlen(db->host) &&
+	    memcmp(lock->host.data, db->host, lock->host.len) == 0;
+
+	/* Tokens are kernel locks: only this host can ask about them. */
+	if (same_host && !journal_owner_alive(db->dir, lock->start_ts))
+		return OWNER_DEAD;
+	if (age > (int64_t)lock->ttl_ms)
+		return OWNER_EXPIRED;
+	return OWNER_ALIVE;
+}
+
+const char *
+lock_owner_state_name(int state)
+{
+	switch (state) {
+	case OWNER_ALIVE:
+		return "alive";
+	case OWNER_DEAD:
+		return "dead";
+	}
+	return "expired";
+}
+
+const char *
+action_name(int action)
+{
+	switch (action) {
+	case RESOLVE_FORWARD:
+		return "rolled-forward";
+	case RESOLVE_BACK:
+		return "rolled-back";
+	}
+	return "alive";
+}
+
+/*
+ * Decide the fate of transaction lock->start_ts from its primary, and
+ * roll the primary back when it is still locked by a gone owner (or by
+ * anyone, with RESOLVE_FORCE).  Sets *committed_at to its commit
+ * timestamp, or 0 when it is (now) rolled back; RESOLVE_ALIVE in
+ * *action when its owner lives.
+ */
+static int
+primary_fate(perc_ts *committed_at, int *action, perc_db *db,
+    const struct lock_rec *lock, unsigned flags)
+{
+	perc_bytes prow = buf_bytes(&lock->primary_row);
+	perc_bytes pcol = buf_bytes(&lock->primary_col);
+	struct lock_rec plock;
+	perc_ts at;
+	int rc, op;
+
+	*committed_at = 0;
+	*action = RESOLVE_BACK;
+	memset(&plock, 0, sizeof(plock));
+	rc = mvcc_get_lock(&plock, db, prow, pcol);
+	if (rc == 0 && plock.start_ts == lock->start_ts) {
+		/* Not committed yet: its owner may still be at work. */
+		if (!(flags & RESOLVE_FORCE) &&
+		    lock_owner_state(db, &plock) == OWNER_ALIVE)
+			*action = RESOLVE_ALIVE;
+		else if (!(flags & RESOLVE_DRY_RUN))
+			rc = mvcc_rollback_cell(db, prow, pcol, lock->start_ts);
+		goto done;
+	}
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		goto done;
+	/*
+	 * The primary holds no lock of ours (another transaction's lock
+	 * there says nothing about us): its write records decide.
+	 */
+	rc = mvcc_find_commit(&at, &op, db, prow, pcol, lock->start_ts);
+	if (rc == 0 && op != OP_ROLLBACK) {
+		*committed_at = at;
+		*action = RESOLVE_FORWARD;
+	} else if (rc == PERC_ENOTFOUND && !(flags & RESOLVE_DRY_RUN)) {
+		/* Never committed: a rollback record keeps it that way. */
+		rc = mvcc_rollback_cell(db, prow, pcol, lock->start_ts);
+	} else if (rc == PERC_ENOTFOUND) {
+		rc = 0;
+	}
+done:
+	codec_lock_dispose(&plock);
+	return rc;
+}
+
+/*
+ * Resolve lock, met on (row, col): roll it forward or back by the state
+ * of its primary, or leave it (RESOLVE_ALIVE) when its owner lives and
+ * RESOLVE_FORCE is not given.  The caller holds the store.
+ */
+int
+lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock, unsigned flags)
+{
+	perc_ts committed_at;
+	int rc;
+
+	if ((rc = primary_fate(&committed_at, action, db, lock, flags)) < 0 ||
+	    *action == RESOLVE_ALIVE || (flags & RESOLVE_DRY_RUN))
+		return rc;
+	if (bytes_eq(row, buf_bytes(&lock->primary_row)) &&
+	    bytes_eq(col, buf_bytes(&lock->primary_col)))
+		return 0;       /* primary_fate did the work */
+	if (*action == RESOLVE_FORWARD)
+		return mvcc_commit_cell(db, row, col, lock->start_ts,
+		    committed_at, 0);
+	return mvcc_rollback_cell(db, row, col, lock->start_ts);
+}
+
+/*
+ * A reader met lock on (row, col): clean it up if its owner is gone,
+ * else let go of the store so the owner can finish, and wait a while.
+ * Returns 0 when the caller should look again, PERC_ETIMEOUT once the
+ * deadline has passed.
+ */
+int
+lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock, unsigned *delay_us, int64_t deadline_ms)
+{
+	int rc, action;
+
+	if ((rc = lock_resolve(&action, db, row, col, lock, 0)) < 0 ||
+	    action != RESOLVE_ALIVE)
+		return rc;
+	store_release(&db->store);
+	if (clock_backoff(delay_us, 100000, deadline_ms) < 0)
+		return error_set(PERC_ETIMEOUT, "row '%s' column '%s' is "
+		    "locked by transaction %llu of live process %u; try "
+		    "again later, or see 'perc resolve-locks'",
+		    error_quote(row), error_quote(col),
+		    (unsigned long long)lock->start_ts, lock->pid);
+	return db_acquire(db, deadline_ms);
+}

@@ -1,0 +1,389 @@
+/*
+ * lib/mvcc.c - Percolator's operations on one cell of the held store.
+ *
+ * Each function reads and writes the lock, write and data columns of a
+ * single cell, and each write is one LevelDB batch: the single-row
+ * atomicity the protocol is built on.  The caller holds the store.
+ */
+#include <string.h>
+
+#include "buf.h"
+#include "codec.h"
+#include "error.h"
+#include "mvcc.h"
+
+/* A cursor over the versions of one kind within one cell. */
+struct cell {
+	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
+	perc_buf            key;     /* scratch */
+	leveldb_iterator_t *it;
+	perc_bytes          row, col;
+};
+
+static int
+cell_open(struct cell *c, perc_db *db, perc_bytes row, perc_bytes col)
+{
+	memset(c, 0, sizeof(*c));
+	c->row = row;
+	c->col = col;
+	c->it = store_iter(&db->store);
+	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
+}
+
+static void
+cell_close(struct cell *c)
+{
+	if (c->it != NULL)
+		leveldb_iter_destroy(c->it);
+	perc_buf_dispose(&c->prefix);
+	perc_buf_dispose(&c->key);
+}
+
+/* Position on the newest version of kind at or below ts. */
+static int
+cell_seek(struct cell *c, int kind, perc_ts ts)
+{
+	int rc;
+
+	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, kind,
+	    ts)) < 0)
+		return rc;
+	leveldb_iter_seek(c->it, c->key.data, c->key.len);
+	return 0;
+}
+
+/*
+ * Is the cursor on a version of kind in this cell?  Sets *ts and the
+ * value; 0 at the end of them, -1 on a valid version.
+ */
+static int
+cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
+{
+	const char *k;
+	size_t klen, vlen;
+
+	if (!leveldb_iter_valid(c->it))
+		return 0;
+	k = leveldb_iter_key(c->it, &klen);
+	if (klen != c->prefix.len + 9 ||
+	    memcmp(k, c->prefix.data, c->prefix.len) != 0 ||
+	    (unsigned char)k[c->prefix.len] != kind)
+		return 0;
+	*ts = ~codec_get_u64((const unsigned char *)k + c->prefix.len + 1);
+	value->data = leveldb_iter_value(c->it, &vlen);
+	value->len = vlen;
+	return -1;
+}
+
+static int
+cell_lock(struct lock_rec *out, struct cell *c)
+{
+	perc_bytes v;
+	perc_ts ts;
+	int rc;
+
+	if ((rc = cell_seek(c, KIND_LOCK, UINT64_MAX)) < 0)
+		return rc;
+	if (cell_at(c, KIND_LOCK, &ts, &v) == 0)
+		return store_iter_error(c->it) ? PERC_EIO : PERC_ENOTFOUND;
+	return codec_lock_decode(out, v.data, v.len);
+}
+
+/*
+ * Read the value of (row, col) visible at snapshot ts into out:
+ * the newest put or delete committed at or before ts.  A lock with a
+ * start below ts may yet commit below ts, so it stops the read with
+ * PERC_ELOCKED and a copy in *blocker, unless it is lock-only, which
+ * never changes a value.
+ */
+int
+mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
+    perc_ts ts, struct lock_rec *blocker)
+{
+	struct write_rec w;
+	struct cell c;
+	perc_bytes v;
+	perc_ts at;
+	int rc;
+
+	if ((rc = cell_open(&c, db, row, col)) < 0)
+		goto done;
+	rc = cell_lock(blocker, &c);
+	if (rc == 0 && blocker->start_ts <= ts && blocker->op != OP_LOCK) {
+		rc = PERC_ELOCKED;
+		goto done;
+	}
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		goto done;
+	if ((rc = cell_seek(&c, KIND_WRITE, ts)) < 0)
+		goto done;
+	for (rc = PERC_ENOTFOUND; cell_at(&c, KIND_WRITE, &at, &v);
+	    leveldb_iter_next(c.it)) {
+		if ((rc = codec_write_decode(&w, v.data, v.len)) < 0)
+			goto done;
+		rc = PERC_ENOTFOUND;
+		if (w.op == OP_PUT) {
+			if ((rc = codec_key(&c.key, REGION_CELL, row, col,
+			    KIND_DATA, w.start_ts)) == 0 &&
+			    (rc = store_get(out, &db->store,
+			    buf_bytes(&c.key))) == PERC_ENOTFOUND)
+				rc = error_set(PERC_EIO, "the value of row "
+				    "'%s' column '%s' committed at %llu is "
+				    "missing; the data directory is damaged",
+				    error_quote(row), error_quote(col),
+				    (unsigned long long)at);
+			break;
+		}
+		if (w.op == OP_DELETE)
+			break;
+	}
+	if (rc == PERC_ENOTFOUND && store_iter_error(c.it) < 0)
+		rc = PERC_EIO;
+done:
+	cell_close(&c);
+	return rc;
+}
+
+/* The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND. */
+int
+mvcc_get_lock(struct lock_rec *out, perc_db *db, perc_bytes row,
+    perc_bytes col)
+{
+	struct cell c;
+	int rc;
+
+	if ((rc = cell_open(&c, db, row, col)) == 0)
+		rc = cell_lock(out, &c);
+	cell_close(&c);
+	return rc;
+}
+
+/*
+ * Find the write record of transaction start_ts in (row, col), looking
+ * only at records at or above start_ts, since it cannot have committed
+ * earlier; newer writes by others may sit above it.  0 with its commit
+ * timestamp and op (OP_ROLLBACK for a rollback), or PERC_ENOTFOUND.
+ */
+int
+mvcc_find_commit(perc_ts *commit_ts, int *op, perc_db *db, perc_bytes row,
+    perc_bytes col, perc_ts start_ts)
+{
+	struct write_rec w;
+	struct cell c;
+	perc_bytes v;
+	perc_ts at;
+	int rc;
+
+	if ((rc = cell_open(&c, db, row, col)) < 0 ||
+	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
+		goto done;
+	for (rc = PERC_ENOTFOUND; cell_at(&c, KIND_WRITE, &at, &v) &&
+	    at >= start_ts; leveldb_iter_next(c.it)) {
+		if ((rc = codec_write_decode(&w, v.data, v.len)) < 0)
+			goto done;
+		rc = PERC_ENOTFOUND;
+		if (w.start_ts == start_ts) {
+			*commit_ts = at;
+			*op = w.op;
+			rc = 0;
+			break;
+		}
+	}
+	if (rc == PERC_ENOTFOUND && store_iter_error(c.it) < 0)
+		rc = PERC_EIO;
+done:
+	cell_close(&c);
+	return rc;
+}
+
+static int
+conflict(perc_bytes row, perc_bytes col, const char *why)
+{
+	return error_set(PERC_ECONFLICT, "write conflict on row '%s' column "
+	    "'%s': %s; retry with a new transaction", error_quote(row),
+	    error_quote(col), why);
+}
+
+/*
+ * Prewrite w for the transaction whose lock record is lock: check that
+ * nobody committed the cell since our start and that no lock is in
+ * the way, then write the lock and the data in one batch, and the
+ * notify cell of an observed column with them, so that a roll-forward
+ * after a crash notifies too.
+ *
+ * Returns 0 (also when our own lock is already there, for a retried
+ * commit), PERC_ECONFLICT, PERC_ELOCKED with the other lock in
+ * *blocker, or PERC_ECOMMITTED with *committed_at when this very
+ * transaction already committed here.
+ */
+int
+mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
+    const struct lock_rec *lock, struct lock_rec *blocker)
+{
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
+	perc_buf enc = PERC_BUF_INIT;
+	leveldb_writebatch_t *b = NULL;
+	struct write_rec wr;
+	struct cell c;
+	perc_ts at;
+	int rc;
+
+	if ((rc = cell_open(&c, db, row, col)) < 0)
+		goto done;
+	rc = cell_lock(blocker, &c);
+	if (rc == 0) {
+		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
+		goto done;
+	}
+	if (rc != PERC_ENOTFOUND || (rc = cell_seek(&c, KIND_WRITE,
+	    UINT64_MAX)) < 0)
+		goto done;
+	for (; cell_at(&c, KIND_WRITE, &at, &v) && at >= lock->start_ts;
+	    leveldb_iter_next(c.it)) {
+		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
+			goto done;
+		if (wr.start_ts == lock->start_ts && wr.op == OP_ROLLBACK) {
+			rc = conflict(row, col, "this transaction was rolled "
+			    "back by another process");
+			goto done;
+		}
+		if (wr.start_ts == lock->start_ts) {
+			*committed_at = at;
+			rc = PERC_ECOMMITTED;
+			goto done;
+		}
+		if (wr.op != OP_ROLLBACK) {
+			rc = conflict(row, col, "another transaction committed "
+			    "it after this one began");
+			goto done;
+		}
+	}
+	if ((rc = store_iter_error(c.it)) < 0)
+		goto done;
+
+	b = leveldb_writebatch_create();
+	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
+	    (rc = cell_seek(&c, KIND_LOCK, lock->start_ts)) < 0)
+		goto done;
+	leveldb_writebatch_put(b, c.key.data, c.key.len, enc.data, enc.len);
+	if (w->op == OP_PUT) {
+		if ((rc = cell_seek(&c, KIND_DATA, lock->start_ts)) < 0)
+			goto done;
+		leveldb_writebatch_put(b, c.key.data, c.key.len,
+		    w->value.data, w->value.len);
+	}
+	if (w->op != OP_LOCK && db_is_observed(db, col)) {
+		if ((rc = codec_key(&c.key, REGION_NOTIFY, row, col,
+		    KIND_NOTIFY, lock->start_ts)) < 0)
+			goto done;
+		leveldb_writebatch_put(b, c.key.data, c.key.len, "", 0);
+	}
+	rc = store_write(&db->store, b, 0);
+done:
+	if (b != NULL)
+		leveldb_writebatch_destroy(b);
+	perc_buf_dispose(&enc);
+	cell_close(&c);
+	return rc;
+}
+
+/*
+ * Commit transaction start_ts on (row, col) at commit_ts: if our lock
+ * is there, replace it by a write record in one batch.  If it is gone,
+ * the answer is in the write records: already committed is success,
+ * anything else means we were rolled back (PERC_ECONFLICT).
+ */
+int
+mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, perc_ts commit_ts, int sync)
+{
+	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
+	leveldb_writebatch_t *b = NULL;
+	struct lock_rec lock;
+	struct write_rec w;
+	perc_ts at;
+	int rc, op;
+
+	memset(&lock, 0, sizeof(lock));
+	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
+	    start_ts)) < 0)
+		goto done;
+	rc = store_get(&enc, &db->store, buf_bytes(&lockkey));
+	if (rc == PERC_ENOTFOUND) {
+		rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
+		if (rc == 0 && op != OP_ROLLBACK)
+			goto done;      /* committed before: nothing to do */
+		if (rc == 0 || rc == PERC_ENOTFOUND)
+			rc = conflict(row, col, "this transaction was rolled "
+			    "back by another process");
+		goto done;
+	}
+	if (rc < 0 || (rc = codec_lock_decode(&lock, enc.data, enc.len)) < 0)
+		goto done;
+	w.op = lock.op;
+	w.start_ts = start_ts;
+	b = leveldb_writebatch_create();
+	leveldb_writebatch_delete(b, lockkey.data, lockkey.len);
+	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_WRITE,
+	    commit_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
+		goto done;
+	leveldb_writebatch_put(b, lockkey.data, lockkey.len, enc.data,
+	    enc.len);
+	rc = store_write(&db->store, b, sync);
+done:
+	if (b != NULL)
+		leveldb_writebatch_destroy(b);
+	codec_lock_dispose(&lock);
+	perc_buf_dispose(&enc);
+	perc_buf_dispose(&lockkey);
+	return rc;
+}
+
+/*
+ * Roll transaction start_ts back on (row, col): drop its lock and data
+ * and leave a rollback record at start_ts, so that a delayed or retried
+ * prewrite of it can never succeed here.  Other transactions' locks are
+ * untouched.  PERC_ECONFLICT if it already committed here.
+ */
+int
+mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
+    perc_ts start_ts)
+{
+	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
+	leveldb_writebatch_t *b = NULL;
+	struct write_rec w;
+	perc_ts at;
+	int rc, op;
+
+	rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
+	if (rc == 0 && op != OP_ROLLBACK) {
+		rc = error_set(PERC_ECONFLICT, "transaction %llu already "
+		    "committed at %llu; it cannot be rolled back",
+		    (unsigned long long)start_ts, (unsigned long long)at);
+		goto done;
+	}
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		goto done;
+	b = leveldb_writebatch_create();
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    start_ts)) < 0)
+		goto done;
+	leveldb_writebatch_delete(b, key.data, key.len);
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
+	    start_ts)) < 0)
+		goto done;
+	leveldb_writebatch_delete(b, key.data, key.len);
+	w.op = OP_ROLLBACK;
+	w.start_ts = start_ts;
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
+	    start_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
+		goto done;
+	leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+	rc = store_write(&db->store, b, 0);
+done:
+	if (b != NULL)
+		leveldb_writebatch_destroy(b);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&enc);
+	return rc;
+}

@@ -1,0 +1,213 @@
+/*
+ * lib/oracle.c - the timestamp oracle: strictly increasing timestamps
+ * for every process of one data directory, without an fsync per call.
+ *
+ * Two files, both under the flock of DIR/oracle.lock:
+ *
+ *  DIR/oracle       the ceiling: no timestamp at or above it was ever
+ *                   handed out.  Replaced atomically (write, fsync,
+ *                   rename, fsync the directory) and only when a request
+ *                   would cross it, so it moves rarely.
+ *  DIR/oracle.lock  the lockfile, which also holds the hot state: the
+ *                   last timestamp handed out and the boot id of the
+ *                   machine that wrote it, written with no fsync.
+ *
+ * After kill -9 of any process the hot state is exact, since a write(2)
+ * that returned lives in the page cache whatever happens to the writer.
+ * After a crash of the machine the page cache is gone and the hot state
+ * may be stale or torn.  The two cases are told apart by the kernel's
+ * boot id (/proc/sys/kernel/random/boot_id), which is new at every boot:
+ * hot state written under another boot id, or failing its checksum, is
+ * ignored and the oracle resumes from the ceiling, which was on disk
+ * before any timestamp below it was handed out.  That is the paper's
+ * oracle: persist a ceiling ahead of what is handed out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "codec.h"
+#include "error.h"
+#include "oracle.h"
+
+#define CEILING_MAGIC "PERCORC1"
+#define HOT_MAGIC     "PERCHOT1"
+#define CEILING_SIZE  (8 + 8 + 4)
+#define BOOT_ID_SIZE  36
+#define HOT_SIZE      (8 + BOOT_ID_SIZE + 8 + 4)
+/* How far the ceiling runs ahead: one fsync per this many timestamps. */
+#define RESERVE       ((uint64_t)1 << 20)
+
+static void
+oracle_path(char *out, size_t size, const char *dir, const char *name)
+{
+	snprintf(out, size, "%s/%s", dir, name);
+}
+
+/* The boot id, or all zeros when the kernel does not tell. */
+static void
+boot_id(char out[BOOT_ID_SIZE])
+{
+	int fd;
+
+	memset(out, 0, BOOT_ID_SIZE);
+	if ((fd = open("/proc/sys/kernel/random/boot_id",
+	    O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (read(fd, out, BOOT_ID_SIZE) != BOOT_ID_SIZE)
+		memset(out, 0, BOOT_ID_SIZE);
+	close(fd);
+}
+
+static int
+fsync_dir(const char *dir)
+{
+	int fd, rc;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+static int
+write_ceiling(const char *dir, uint64_t ceiling)
+{
+	unsigned char rec[CEILING_SIZE];
+	char path[4096], tmp[4096];
+	int fd, ok;
+
+	memcpy(rec, CEILING_MAGIC, 8);
+	codec_put_u64(rec + 8, ceiling);
+	codec_put_u32(rec + 16, codec_crc32(0, rec, 16));
+	oracle_path(path, sizeof(path), dir, "oracle");
+	oracle_path(tmp, sizeof(tmp), dir, "oracle.tmp");
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0)
+		goto fail;
+	ok = write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec) &&
+	    fsync(fd) == 0;
+	if (close(fd) != 0 || !ok || rename(tmp, path) != 0 ||
+	    fsync_dir(dir) != 0)
+		goto fail;
+	return 0;
+fail:
+	return error_set(PERC_EIO, "cannot write the oracle file '%s': %s; "
+	    "check that the disk has room and is writable", path,
+	    strerror(errno ? errno : EIO));
+}
+
+static int
+read_ceiling(uint64_t *out, const char *dir)
+{
+	unsigned char rec[CEILING_SIZE + 1];
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	oracle_path(path, sizeof(path), dir, "oracle");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return error_set(PERC_EIO, "cannot open the oracle file "
+		    "'%s': %s", path, strerror(errno));
+	n = read(fd, rec, sizeof(rec));
+	close(fd);
+	if (n != CEILING_SIZE || memcmp(rec, CEILING_MAGIC, 8) != 0 ||
+	    codec_get_u32(rec + 16) != codec_crc32(0, rec, 16))
+		return error_set(PERC_EIO, "the oracle file '%s' is damaged; "
+		    "restore the data directory from a backup", path);
+	*out = codec_get_u64(rec + 8);
+	return 0;
+}
+
+/* The last timestamp handed out in this boot, or 0 if not known. */
+static uint64_t
+read_hot(int fd, const char *boot)
+{
+	unsigned char rec[HOT_SIZE];
+
+	if (pread(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec) ||
+	    memcmp(rec, HOT_MAGIC, 8) != 0 ||
+	    memcmp(rec + 8, boot, BOOT_ID_SIZE) != 0 ||
+	    boot[0] == '\0' ||
+	    codec_get_u32(rec + HOT_SIZE - 4) !=
+	    codec_crc32(0, rec, HOT_SIZE - 4))
+		return 0;
+	return codec_get_u64(rec + 8 + BOOT_ID_SIZE);
+}
+
+static int
+write_hot(int fd, const char *boot, uint64_t last)
+{
+	unsigned char rec[HOT_SIZE];
+
+	memcpy(rec, HOT_MAGIC, 8);
+	memcpy(rec + 8, boot, BOOT_ID_SIZE);
+	codec_put_u64(rec + 8 + BOOT_ID_SIZE, last);
+	codec_put_u32(rec + HOT_SIZE - 4, codec_crc32(0, rec, HOT_SIZE - 4));
+	if (pwrite(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
+		return error_set(PERC_EIO, "cannot write the oracle lockfile: "
+		    "%s; check that the disk has room", strerror(errno));
+	return 0;
+}
+
+/* Create the oracle of a new data directory: the first timestamp is 1. */
+int
+oracle_create(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	oracle_path(path, sizeof(path), dir, "oracle.lock");
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return error_set(PERC_EIO, "cannot create '%s': %s", path,
+		    strerror(errno));
+	close(fd);
+	return write_ceiling(dir, 1);
+}
+
+int
+oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
+{
+	char path[4096], boot[BOOT_ID_SIZE];
+	uint64_t ceiling = 0, last, next;
+	int fd, rc;
+
+	if (n == 0)
+		return error_set(PERC_EUSAGE, "a count of timestamps must be "
+		    "at least 1");
+	oracle_path(path, sizeof(path), dir, "oracle.lock");
+	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
+		    "cannot open the oracle lockfile '%s': %s", path,
+		    strerror(errno));
+	if (clock_flock(fd, LOCK_EX, deadline_ms) < 0) {
+		rc = error_set(PERC_ETIMEOUT, "the timestamp oracle stayed "
+		    "locked by another process; try again, or raise "
+		    "PERC_LOCK_TIMEOUT");
+		goto done;
+	}
+	boot_id(boot);
+	if ((rc = read_ceiling(&ceiling, dir)) < 0)
+		goto done;
+	last = read_hot(fd, boot);
+	next = last != 0 ? last + 1 : ceiling;
+	if (n > UINT64_MAX - RESERVE - next) {
+		rc = error_set(PERC_EIO, "the timestamp oracle is exhausted");
+		goto done;
+	}
+	if (next + n > ceiling &&
+	    (rc = write_ceiling(dir, next + n + (n > RESERVE ? n : RESERVE)))
+	    < 0)
+		goto done;
+	if ((rc = write_hot(fd, boot, next + n - 1)) == 0)
+		*out = next;
+done:
+	close(fd);              /* releases the flock */
+	return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * perc.h - Percolator-style transactions over one local LevelDB store.
+ *
+ * Conventions (read these once, they hold for every function below):
+ *  - Functions that can fail return int: 0 on success, a negative
+ *    PERC_E* code on failure; perc_errmsg() then describes it in one
+ *    line.  -code is the exit status perc(1) uses for the same failure.
+ *  - Output parameters come first and are named out.  An object
+ *    returned through a pointer-to-pointer belongs to the caller and
+ *    is released with the matching *_free or *_close function, each
+ *    of which accepts NULL.
+ *  - Pointers returned directly (getters) are borrowed: they live as
+ *    long as the object they came from.
+ *  - Rows, columns and values are byte strings (perc_bytes): they may
+ *    hold NUL bytes and are never assumed to be NUL-terminated.
+ *  - Thread safety: a perc_db and everything opened from it belong to
+ *    one thread at a time.  Different threads may use different
+ *    perc_db handles on the same directory; they exclude each other
+ *    exactly as separate processes do.  perc_errmsg() is per thread.
+ *  - The store is opened lazily and held only while a call needs it,
+ *    so other processes can work on the directory between calls.
+ */
+#ifndef PERC_H
+#define PERC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERC_VERSION "0.1.0"
+
+typedef struct perc_db   perc_db;   /* an open data directory */
+typedef struct perc_txn  perc_txn;  /* one transaction and its journal */
+typedef struct perc_iter perc_iter; /* a cursor over visible cells */
+
+typedef uint64_t perc_ts;           /* oracle timestamp; 0 is never issued */
+
+/* Return codes.  -code is the exit status perc(1) uses for each. */
+enum perc_error {
+	PERC_OK        =  0,
+	PERC_ENOTFOUND = -1,   /* no value at that snapshot */
+	PERC_EUSAGE    = -2,   /* an argument the caller should not pass */
+	PERC_ECONFLICT = -3,   /* conflict or uncleanable lock; txn is over */
+	PERC_ETIMEOUT  = -4,   /* a live lock or the store stayed busy */
+	PERC_ENOTXN    = -5,   /* unknown or already finished transaction */
+	PERC_ENOTDB    = -6,   /* not a perc data dir, or an unknown format */
+	PERC_EIO       = -7,   /* storage or I/O error, corruption */
+	PERC_ITEROVER  = -100  /* not a failure: the iterator is exhausted */
+};
+
+/* A borrowed byte string. */
+typedef struct {
+	const void *data;
+	size_t len;
+} perc_bytes;
+
+/*
+ * An owned byte buffer: start it with PERC_BUF_INIT, end it with
+ * perc_buf_dispose().  data[len] is a NUL for convenience only; the
+ * contents may hold NULs of their own.
+ */
+typedef struct {
+	char *data;
+	size_t len;
+	size_t cap;
+} perc_buf;
+#define PERC_BUF_INIT { NULL, 0, 0 }
+
+/* Release buf's memory and reset it to PERC_BUF_INIT.  NULL is fine. */
+void perc_buf_dispose(perc_buf *buf);
+
+/* Text of the last failure in this thread.  Never NULL; one line. */
+const char *perc_errmsg(void);
+
+/*
+ * The TSV escaping of perc(1): perc_escape appends field to out with
+ * tab, newline and backslash as \t, \n and \\ and every other byte
+ * outside 0x20..0x7e as \xhh.  perc_unescape appends the bytes that the
+ * escaped text (len bytes) stands for; PERC_EUSAGE on a bad escape.
+ */
+int  perc_escape(perc_buf *out, perc_bytes field);
+int  perc_unescape(perc_buf *out, const char *text, size_t len);
+
+/*
+ * Data directory.
+ *
+ * perc_db_init creates path (and missing parents) as a data directory,
+ * or, when path already is one, only adds the n columns in observe to
+ * its observed set.  Fails with PERC_ENOTDB when path is a non-empty
+ * directory that is not a perc data directory.
+ *
+ * perc_db_open opens an existing data directory; it does not touch the
+ * store yet.  Fails with PERC_ENOTDB when path is not a data directory
+ * or has a format this version does not know.
+ */
+int  perc_db_init(const char *path, const perc_bytes *observe, size_t n);
+int  perc_db_open(perc_db **out, const char *path);
+void perc_db_close(perc_db *db);
+
+/*
+ * Timestamp oracle: hands out n >= 1 consecutive fresh timestamps, the
+ * first of them in *out.  They are greater than every timestamp handed
+ * out before, by any process, across process and machine crashes.
+ * Fails with PERC_ETIMEOUT when the oracle stays locked, PERC_EIO when
+ * its file is damaged.
+ */
+int  perc_ts_next(perc_ts *out, perc_db *db, size_t n);
+
+/*
+ * Transactions.
+ *
+ * perc_txn_begin takes a start timestamp and creates the journal; the
+ * handle (perc_txn_handle) is the decimal start timestamp.
+ * perc_txn_open reopens a transaction by its handle; PERC_ENOTXN when
+ * it was never issued or is finished, PERC_EIO when its journal is
+ * damaged.
+ *
+ * perc_txn_get reads the transaction's snapshot and its own buffered
+ * writes: PERC_ENOTFOUND when there is no value.  With PERC_GET_LOCK
+ * the cell joins the write set as a lock-only write.
+ * perc_txn_set and perc_txn_del append to the journal; nothing reaches
+ * the store before perc_txn_commit.
+ *
+ * perc_txn_commit runs Percolator's two-phase commit.  *out is the
+ * commit timestamp, or 0 when there was nothing to write.  Fails with
+ * PERC_ECONFLICT (the transaction is finished) or PERC_ETIMEOUT
+ * (nothing was written; the transaction stays open).
+ * perc_txn_abort discards the transaction and rolls back any lock it
+ * already wrote.  After a commit, a conflict or an abort the handle is
+ * finished; the perc_txn must still be released with perc_txn_free.
+ */
+#define PERC_GET_LOCK 0x1u
+
+int  perc_txn_begin(perc_txn **out, perc_db *db);
+int  perc_txn_open(perc_txn **out, perc_db *db, const char *handle);
+const char *perc_txn_handle(const perc_txn *txn);
+perc_ts perc_txn_start_ts(const perc_txn *txn);
+int  perc_txn_get(perc_buf *out, perc_txn *txn,
+                  perc_bytes row, perc_bytes col, unsigned flags);
+int  perc_txn_set(perc_txn *txn, perc_bytes row, perc_bytes col,
+                  perc_bytes value);
+int  perc_txn_del(perc_txn *txn, perc_bytes row, perc_bytes col);
+int  perc_txn_commit(perc_ts *out, perc_txn *txn);
+int  perc_txn_abort(perc_txn *txn);
+void perc_txn_free(perc_txn *txn);
+
+/*
+ * One write as a transaction of its own: begin, set or delete, commit.
+ * *out is the commit timestamp.  On any failure nothing was written
+ * and no transaction is left open.
+ */
+int  perc_set(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col,
+              perc_bytes value);
+int  perc_del(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
+
+/*
+ * Snapshot read outside a transaction; at == 0 means a fresh snapshot.
+ * PERC_ENOTFOUND when there is no value, PERC_ETIMEOUT when a live lock
+ * below the snapshot did not go away in time.
+ */
+int  perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at,
+                       perc_bytes row, perc_bytes col);
+
+/* Scans of the visible cells, in byte order of row, then column. */
+typedef struct {
+	unsigned   version;        /* PERC_SCAN_OPTIONS_VERSION */
+	perc_bytes prefix;         /* rows must start with this; len 0: all */
+	perc_bytes column;         /* only this column; data NULL: all */
+	perc_ts    at;             /* snapshot; 0: fresh (ignored with a txn) */
+} perc_scan_options;
+#define PERC_SCAN_OPTIONS_VERSION 1
+#define PERC_SCAN_OPTIONS_INIT \
+	{ PERC_SCAN_OPTIONS_VERSION, { NULL, 0 }, { NULL, 0 }, 0 }
+
+/*
+ * perc_iter_scan starts a scan of db, or of txn's view when txn is not
+ * NULL.  perc_iter_next yields one cell at a time; the bytes it points
+ * to are valid until the next call.  It returns PERC_ITEROVER at the
+ * end, or a negative PERC_E* code (PERC_ETIMEOUT on a live lock).
+ */
+int  perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
+                    const perc_scan_options *opts);
+int  perc_iter_next(perc_bytes *row, perc_bytes *col, perc_bytes *value,
+                    perc_iter *it);
+void perc_iter_free(perc_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERC_H */

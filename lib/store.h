@@ -1,0 +1,30 @@
+/* lib/store.h - the only user of LevelDB: one process holds it at a time */
+#ifndef STORE_H
+#define STORE_H
+
+#include <leveldb/c.h>
+
+#include "perc.h"
+
+struct store {
+	char                   *path;     /* DIR/store */
+	char                   *lockpath; /* DIR/store.lock */
+	int                     lockfd;   /* flock held while open; else -1 */
+	leveldb_t              *db;       /* NULL while released */
+	leveldb_options_t      *options;
+	leveldb_readoptions_t  *read;
+	leveldb_writeoptions_t *write_sync;
+	leveldb_writeoptions_t *write_nosync;
+};
+
+int  store_init(struct store *s, const char *dir);
+void store_dispose(struct store *s);
+int  store_create(const char *dir);
+int  store_acquire(struct store *s, int64_t deadline_ms);
+void store_release(struct store *s);
+
+int  store_get(perc_buf *out, struct store *s, perc_bytes key);
+int  store_write(struct store *s, leveldb_writebatch_t *batch, int sync);
+leveldb_iterator_t *store_iter(struct store *s);
+int  store_iter_error(leveldb_iterator_t *it);
+#endif

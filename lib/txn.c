@@ -1,0 +1,208 @@
+/*
+ * lib/txn.c - transactions: a journal of buffered writes until commit,
+ * then Percolator's two-phase commit on the store.
+ *
+ * Commit holds the transaction's token and the store from the first
+ * prewrite to the last secondary, so other processes see its locks
+ * only if it dies (or pauses at a failpoint) in between.  The protocol
+ * is still the paper's, one cell a batch, because a crash can stop it
+ * between any two batches.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "error.h"
+#include "failpoint.h"
+#include "lock.h"
+#include "mvcc.h"
+#include "oracle.h"
+#include "txn.h"
+
+static int
+txn_new(perc_txn **out, perc_db *db)
+{
+	if ((*out = calloc(1, sizeof(**out))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	(*out)->db = db;
+	(*out)->journal.fd = -1;
+	return 0;
+}
+
+int
+perc_txn_begin(perc_txn **out, perc_db *db)
+{
+	perc_ts start;
+	int rc;
+
+	*out = NULL;
+	if ((rc = txn_new(out, db)) < 0 ||
+	    (rc = oracle_next(&start, db->dir, 1,
+	    clock_deadline(db->timeout_ms))) < 0 ||
+	    (rc = journal_create(&(*out)->journal, db->dir, start)) < 0) {
+		perc_txn_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int
+perc_txn_open(perc_txn **out, perc_db *db, const char *handle)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = txn_new(out, db)) < 0 ||
+	    (rc = journal_open(&(*out)->journal, db->dir, handle)) < 0) {
+		perc_txn_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+const char *
+perc_txn_handle(const perc_txn *txn)
+{
+	return txn->journal.handle;
+}
+
+perc_ts
+perc_txn_start_ts(const perc_txn *txn)
+{
+	return txn->journal.start_ts;
+}
+
+void
+perc_txn_free(perc_txn *txn)
+{
+	if (txn == NULL)
+		return;
+	writeset_dispose(&txn->writes);
+	journal_close(&txn->journal);
+	free(txn);
+}
+
+/*
+ * Load the write set, under a shared flock so that a record another
+ * process is appending is never read half-written.
+ */
+int
+txn_writes(perc_txn *txn)
+{
+	struct journal *j = &txn->journal;
+	int rc;
+
+	if (txn->loaded)
+		return 0;
+	if (!j->token && clock_flock(j->fd, LOCK_SH,
+	    clock_deadline(txn->db->timeout_ms)) < 0)
+		return error_set(PERC_ETIMEOUT, "transaction '%s' stayed busy "
+		    "in another process; try again", j->handle);
+	rc = journal_load(&txn->writes, j);
+	if (!j->token)
+		flock(j->fd, LOCK_UN);
+	txn->loaded = rc == 0;
+	return rc;
+}
+
+/*
+ * Read (row, col) at snapshot ts on the store, waiting for live locks
+ * below ts and cleaning up dead ones, until PERC_LOCK_TIMEOUT.
+ */
+int
+db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
+    perc_ts ts)
+{
+	int64_t deadline = clock_deadline(db->timeout_ms);
+	struct lock_rec blocker;
+	unsigned delay = 1000;
+	int rc;
+
+	memset(&blocker, 0, sizeof(blocker));
+	if ((rc = db_acquire(db, deadline)) < 0)
+		return rc;
+	while ((rc = mvcc_read(out, db, row, col, ts, &blocker)) ==
+	    PERC_ELOCKED) {
+		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &delay,
+		    deadline)) < 0)
+			break;
+	}
+	codec_lock_dispose(&blocker);
+	return rc;
+}
+
+int
+perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
+    perc_bytes col)
+{
+	int rc = 0;
+
+	if (at == 0)
+		rc = oracle_next(&at, db->dir, 1,
+		    clock_deadline(db->timeout_ms));
+	if (rc == 0)
+		rc = db_snapshot_read(out, db, row, col, at);
+	store_release(&db->store);
+	return rc;
+}
+
+int
+perc_txn_get(perc_buf *out, perc_txn *txn, perc_bytes row, perc_bytes col,
+    unsigned flags)
+{
+	static const perc_bytes none = { "", 0 };
+	struct write *w;
+	int rc;
+
+	if ((rc = txn_writes(txn)) < 0)
+		return rc;
+	w = writeset_find(&txn->writes, row, col);
+	if (w != NULL && w->op == OP_PUT)
+		return buf_set(out, w->value.data, w->value.len);
+	if (w != NULL && w->op == OP_DELETE)
+		return PERC_ENOTFOUND;
+	rc = db_snapshot_read(out, txn->db, row, col,
+	    txn->journal.start_ts);
+	store_release(&txn->db->store);
+	if ((flags & PERC_GET_LOCK) && w == NULL &&
+	    (rc == 0 || rc == PERC_ENOTFOUND)) {
+		int lrc = journal_append(&txn->journal, OP_LOCK, row, col,
+		    none, clock_deadline(txn->db->timeout_ms));
+
+		if (lrc < 0)
+			return lrc;
+		txn->loaded = 0;
+		writeset_dispose(&txn->writes);
+	}
+	return rc;
+}
+
+static int
+txn_append(perc_txn *txn, int op, perc_bytes row, perc_bytes col,
+    perc_bytes value)
+{
+	int rc;
+
+	rc = journal_append(&txn->journal, op, row, col, value,
+	    clock_deadline(txn->db->timeout_ms));
+	txn->loaded = 0;
+	writeset_dispose(&txn->writes);
+	return rc;
+}
+
+int
+perc_txn_set(perc_txn *txn, perc_bytes row, perc_bytes col, perc_bytes value)
+{
+	return txn_append(txn, OP_PUT, row, col, value);
+}
+
+int
+perc_txn_del(perc_txn *txn, perc_bytes row, perc_bytes col)
+{
+	static const perc_bytes none = { "", 0 };
+
+	return txn_append(txn, OP_DELETE, row, col, none);
+}

@@ -1,0 +1,18 @@
+/* lib/txn.h - the transaction object shared by txn.c and scan.c */
+#ifndef TXN_H
+#define TXN_H
+
+#include "db.h"
+#include "journal.h"
+
+struct perc_txn {
+	perc_db        *db;
+	struct journal  journal;
+	struct writeset writes;      /* loaded on first need */
+	int             loaded;
+};
+
+int txn_writes(struct perc_txn *txn);
+int db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row,
+                     perc_bytes col, perc_ts ts);
+#endif
