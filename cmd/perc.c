@@ -14,8 +14,10 @@ const struct cmd cmd_table[] = {
 	{ "get",           cmd_get,           "print one value" },
 	{ "help",          cmd_help,          "show a command's manual" },
 	{ "init",          cmd_init,          "create a data directory" },
+	{ "resolve-locks", cmd_resolve_locks, "clean up abandoned locks" },
 	{ "scan",          cmd_scan,          "list visible cells" },
 	{ "set",           cmd_set,           "write a cell" },
+	{ "show",          cmd_show,          "dump the raw cells of a row" },
 	{ "ts",            cmd_ts,            "print fresh timestamps" },
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);

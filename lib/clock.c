@@ -58,8 +58,8 @@ clock_backoff(unsigned *delay_us, unsigned cap_us, int64_t deadline_ms)
 
 	if (left <= 0)
 		return -1;
-	if ((int64_t)us > left * 1000)
-		us = (unsigned)(left * 1000);
+	if ((int64_t)us / 1000 >= left)
+		us = (unsigned)left * 1000;
 	/* Jitter keeps waiters that started together from staying in step. */
 	us = us / 2 + (unsigned)(rand() % (int)(us / 2 + 1));
 	ts.tv_sec = us / 1000000;

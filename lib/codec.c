@@ -1,4 +1,5 @@
 /* lib/codec.c - byte layouts of keys and records in the store */
+#include <pthread.h>
 #include <string.h>
 
 #include "buf.h"
@@ -290,23 +291,31 @@ codec_op_name(int op)
 	return "?";
 }
 
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void
+crc_init(void)
+{
+	uint32_t c;
+	int i, j;
+
+	for (i = 0; i < 256; i++) {
+		c = (uint32_t)i;
+		for (j = 0; j < 8; j++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
 /* CRC-32 (IEEE), for the journal and the oracle files. */
 uint32_t
 codec_crc32(uint32_t crc, const void *data, size_t len)
 {
-	static uint32_t table[256];
+	const uint32_t *table = crc_table;
 	const unsigned char *p = data;
-	uint32_t c;
-	int i, j;
 
-	if (table[1] == 0) {
-		for (i = 0; i < 256; i++) {
-			c = (uint32_t)i;
-			for (j = 0; j < 8; j++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-	}
+	pthread_once(&crc_once, crc_init);
 	crc = ~crc;
 	while (len--)
 		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);

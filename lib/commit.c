@@ -12,6 +12,7 @@
  * finishes it (every step is idempotent) unless someone rolled it back
  * meanwhile, and abort knows there are locks to roll back.
  */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -152,6 +153,7 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	perc_db *db = txn->db;
 	perc_ts commit_ts = 0;
 	size_t done = 0;
+	char why[512];
 	int rc, rb;
 
 	if (!ws->commit_begun && (rc = journal_append(&txn->journal,
@@ -168,11 +170,12 @@ commit_locked(perc_ts *out, perc_txn *txn)
 		    txn->journal.start_ts, commit_ts, 1);
 	if (rc == PERC_ECONFLICT) {
 		/* Finished: take back what we locked, primary first. */
+		snprintf(why, sizeof(why), "%s", perc_errmsg());
 		if ((rb = roll_back_own(txn, done < ws->n ? done + 1 : done))
 		    < 0)
 			return rb;
 		journal_finish(&txn->journal);
-		return error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+		return error_set(PERC_ECONFLICT, "%s", why);
 	}
 	if (rc < 0 || (rc = failpoint(db, "after-commit-primary")) < 0)
 		return rc;

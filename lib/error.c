@@ -20,12 +20,14 @@ perc_errmsg(void)
 int
 error_set(int code, const char *fmt, ...)
 {
+	char msg[sizeof(errmsg)], *nl;
 	va_list ap;
-	char *nl;
 
+	/* Through a copy: the arguments may quote the last message. */
 	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(errmsg, msg, sizeof(errmsg));
 	/* The message is one line, whatever a strerror() or path held. */
 	while ((nl = strchr(errmsg, '\n')) != NULL)
 		*nl = ' ';

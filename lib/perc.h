@@ -187,6 +187,46 @@ int  perc_iter_next(perc_bytes *row, perc_bytes *col, perc_bytes *value,
                     perc_iter *it);
 void perc_iter_free(perc_iter *it);
 
+/*
+ * Inspection and repair.
+ *
+ * perc_show calls fn once for every raw cell of row (of column col
+ * only, when col is not NULL): data, lock, write and ack cells column
+ * by column in byte order, each kind newest first, then notify cells.
+ * kind is "data", "lock", "write", "notify" or "ack"; detail is one
+ * line of space-separated key=value pairs, escaped (see perc-show(1)).
+ * A non-zero return from fn stops the walk and is returned.
+ *
+ * perc_resolve_locks finds every lock in the store and rolls it
+ * forward or back by its primary; a lock whose owner is alive is left
+ * alone unless PERC_RESOLVE_ALL.  With PERC_RESOLVE_DRY_RUN nothing
+ * changes.  Locks younger than older_than_ms are not considered.  fn
+ * hears of every lock met, with action "rolled-forward", "rolled-back"
+ * or "alive".
+ */
+typedef struct {
+	perc_bytes  column;
+	const char *kind;
+	perc_ts     ts;
+	const char *detail;
+} perc_raw_cell;
+
+typedef struct {
+	perc_bytes  row;
+	perc_bytes  column;
+	perc_ts     start_ts;
+	const char *action;
+} perc_resolved;
+
+#define PERC_RESOLVE_ALL     0x1u
+#define PERC_RESOLVE_DRY_RUN 0x2u
+
+int  perc_show(perc_db *db, perc_bytes row, const perc_bytes *col,
+               int (*fn)(const perc_raw_cell *cell, void *arg), void *arg);
+int  perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
+                        int (*fn)(const perc_resolved *lock, void *arg),
+                        void *arg);
+
 #ifdef __cplusplus
 }
 #endif

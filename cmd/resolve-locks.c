@@ -1,0 +1,82 @@
+/* cmd/resolve-locks.c - perc resolve-locks: clean up abandoned locks */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+
+static const char usage[] =
+    "usage: perc resolve-locks [--dry-run] [--all] [--older-than SECONDS]";
+
+enum { OPT_DRY_RUN = 256, OPT_ALL, OPT_OLDER_THAN };
+
+static int
+print_lock(const perc_resolved *lock, void *arg)
+{
+	(void)arg;
+	cmd_print_field(lock->row);
+	putchar('\t');
+	cmd_print_field(lock->column);
+	printf("\t%" PRIu64 "\t%s\n", lock->start_ts, lock->action);
+	return 0;
+}
+
+/* SECONDS: a non-negative decimal number, fractions allowed. */
+static int
+parse_seconds(int64_t *out_ms, const char *arg)
+{
+	char *end;
+	double v;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	v = strtod(arg, &end);
+	if (*end != '\0' || v > 1e12)
+		return -1;
+	*out_ms = (int64_t)(v * 1000);
+	return 0;
+}
+
+int
+cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "dry-run",    no_argument,       NULL, OPT_DRY_RUN },
+		{ "all",        no_argument,       NULL, OPT_ALL },
+		{ "older-than", required_argument, NULL, OPT_OLDER_THAN },
+		{ NULL, 0, NULL, 0 }
+	};
+	int64_t older_than_ms = 0;
+	unsigned flags = 0;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case OPT_DRY_RUN:
+			flags |= PERC_RESOLVE_DRY_RUN;
+			break;
+		case OPT_ALL:
+			flags |= PERC_RESOLVE_ALL;
+			break;
+		case OPT_OLDER_THAN:
+			if (parse_seconds(&older_than_ms, optarg) < 0)
+				return cmd_usage(usage);
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage(usage);
+	if ((rc = cmd_open_db(ctx)) == 0)
+		rc = perc_resolve_locks(ctx->db, flags, older_than_ms,
+		    print_lock, NULL);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

@@ -1,0 +1,57 @@
+/* cmd/show.c - perc show: every raw cell of a row, one line each */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+static const char usage[] = "usage: perc show [-e] ROW [COLUMN]";
+
+static int
+print_cell(const perc_raw_cell *cell, void *arg)
+{
+	(void)arg;
+	cmd_print_field(cell->column);
+	printf("\t%s\t%" PRIu64 "\t%s\n", cell->kind, cell->ts, cell->detail);
+	return 0;
+}
+
+int
+cmd_show(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "escaped", no_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_buf rowbuf = PERC_BUF_INIT, colbuf = PERC_BUF_INIT;
+	perc_bytes row, col;
+	int ch, rc, escaped = 0;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "e",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case 'e':
+			escaped = 1;
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1 && argc != 2)
+		return cmd_usage(usage);
+	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) == 0 &&
+	    (argc == 1 || (rc = cmd_arg(&col, &colbuf, argv[1],
+	    escaped)) == 0) && (rc = cmd_open_db(ctx)) == 0)
+		rc = perc_show(ctx->db, row, argc == 2 ? &col : NULL,
+		    print_cell, NULL);
+	perc_buf_dispose(&rowbuf);
+	perc_buf_dispose(&colbuf);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * tests/unit/unit.c - runs every C unit test and prints TAP, so that
+ * make check can count these together with the bats tests.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+int unit_failed;
+
+static char base[4096];
+
+const char *
+unit_tmpdir(int n)
+{
+	static char path[4200];
+	char cmd[8500];
+
+	snprintf(path, sizeof(path), "%s/%d", base, n);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", path, path);
+	if (system(cmd) != 0)
+		abort();
+	return path;
+}
+
+int
+main(void)
+{
+	const struct unit_test *suites[] = { codec_tests, journal_tests,
+		oracle_tests, NULL };
+	const struct unit_test *t;
+	int i, n = 0, failed = 0;
+	char cmd[4200];
+
+	snprintf(base, sizeof(base), "%s/perc-unit.XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(base) == NULL)
+		return 2;
+	for (i = 0; suites[i] != NULL; i++)
+		for (t = suites[i]; t->name != NULL; t++)
+			n++;
+	printf("1..%d\n", n);
+	n = 0;
+	for (i = 0; suites[i] != NULL; i++) {
+		for (t = suites[i]; t->name != NULL; t++) {
+			unit_failed = 0;
+			t->fn(unit_tmpdir(n));
+			printf("%sok %d - unit: %s\n", unit_failed ? "not " : "",
+			    ++n, t->name);
+			fflush(stdout);
+			failed += unit_failed;
+		}
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		failed++;
+	return failed ? 1 : 0;
+}
