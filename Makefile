@@ -18,13 +18,16 @@ MANDOC  = mandoc
 PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
-COMMANDS = abort begin commit del get help init resolve-locks scan set show ts
+COMMANDS = abort begin commit del get help init resolve-locks run-observer \
+	scan scan-notify set show ts
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/error.o lib/escape.o lib/failpoint.o lib/inspect.o lib/journal.o \
-	lib/lock.o lib/mvcc.o lib/oracle.o lib/scan.o lib/store.o lib/txn.o
+	lib/lock.o lib/mvcc.o lib/notify.o lib/observe.o lib/oracle.o lib/scan.o lib/store.o \
+	lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
-	cmd/scan.o cmd/set.o cmd/show.o cmd/ts.o
+	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/show.o \
+	cmd/ts.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
 	tests/unit/test_journal.o tests/unit/test_oracle.o
 SONAME = libperc.so.$(SOMAJOR)

@@ -152,7 +152,7 @@ codec_parse_key(struct key *out, const void *k, size_t len)
 	    get_string(&out->col, &p, end) < 0 || end - p != 9)
 		goto bad;
 	out->kind = p[0];
-	if (out->kind < KIND_LOCK || out->kind > KIND_NOTIFY)
+	if (out->kind < KIND_LOCK || out->kind > KIND_FAILURES)
 		goto bad;
 	out->ts = ~codec_get_u64(p + 1);
 	return 0;
@@ -217,7 +217,8 @@ codec_lock_decode(struct lock_rec *out, const void *v, size_t len)
 	if (len < LOCK_FIXED || p[0] != LOCK_VERSION)
 		goto bad;
 	out->op = p[1];
-	if (out->op != OP_PUT && out->op != OP_DELETE && out->op != OP_LOCK)
+	if (out->op != OP_PUT && out->op != OP_DELETE && out->op != OP_LOCK &&
+	    out->op != OP_ACK)
 		goto bad;
 	out->start_ts = codec_get_u64(p + 2);
 	out->wall_ms = codec_get_u64(p + 10);
@@ -266,7 +267,7 @@ codec_write_decode(struct write_rec *out, const void *v, size_t len)
 	const unsigned char *p = v;
 
 	if (len != 9 || (p[0] != OP_PUT && p[0] != OP_DELETE &&
-	    p[0] != OP_ROLLBACK && p[0] != OP_LOCK))
+	    p[0] != OP_ROLLBACK && p[0] != OP_LOCK && p[0] != OP_ACK))
 		return error_set(PERC_EIO, "the store holds a malformed "
 		    "write record; the data directory is damaged");
 	out->op = p[0];
@@ -287,6 +288,8 @@ codec_op_name(int op)
 		return "rollback";
 	case OP_LOCK:
 		return "lock";
+	case OP_ACK:
+		return "ack";
 	}
 	return "?";
 }

@@ -20,8 +20,9 @@ enum cell_kind {
 	KIND_LOCK  = 1,        /* at the owner's start_ts */
 	KIND_WRITE = 2,        /* at commit_ts (a rollback at start_ts) */
 	KIND_DATA  = 3,        /* at start_ts */
-	KIND_ACK   = 4,        /* at the observer's start_ts */
-	KIND_NOTIFY = 5        /* notify region only */
+	KIND_ACK   = 4,        /* unused: acks are write records, op ack */
+	KIND_NOTIFY = 5,       /* notify region: at the writer's start_ts */
+	KIND_FAILURES = 6      /* notify region: failed observer runs */
 };
 
 /* What a write record or a lock does to the cell. */
@@ -29,8 +30,12 @@ enum write_op {
 	OP_PUT      = 'P',
 	OP_DELETE   = 'D',
 	OP_ROLLBACK = 'R',
-	OP_LOCK     = 'L'      /* get --lock: a conflict marker, no value */
+	OP_LOCK     = 'L',     /* get --lock: a conflict marker, no value */
+	OP_ACK      = 'A'      /* an observer ran: conflicts only with acks */
 };
+
+/* Locks and writes that never change a value: readers pass them. */
+#define OP_KEEPS_VALUE(op) ((op) == OP_LOCK || (op) == OP_ACK)
 
 struct key {
 	perc_buf row;

@@ -22,10 +22,23 @@
 #include "failpoint.h"
 #include "lock.h"
 #include "mvcc.h"
+#include "notify.h"
 #include "oracle.h"
 #include "txn.h"
 
 static const perc_bytes none = { "", 0 };
+
+/*
+ * The k-th write in commit order: the primary first, then the others
+ * in byte order.
+ */
+static const struct write *
+nth(const struct writeset *ws, size_t k)
+{
+	if (k == 0)
+		return &ws->w[ws->primary];
+	return &ws->w[k <= ws->primary ? k - 1 : k];
+}
 
 static perc_bytes
 row_of(const struct write *w)
@@ -71,7 +84,7 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 	return rc;
 }
 
-/* Roll back the locks this transaction wrote on ws->w[0..n-1]. */
+/* Roll back the first n cells of this transaction, in commit order. */
 static int
 roll_back_own(perc_txn *txn, size_t n)
 {
@@ -80,8 +93,8 @@ roll_back_own(perc_txn *txn, size_t n)
 	int rc = 0;
 
 	for (i = 0; i < n && rc == 0; i++)
-		rc = mvcc_rollback_cell(txn->db, row_of(&ws->w[i]),
-		    col_of(&ws->w[i]), txn->journal.start_ts);
+		rc = mvcc_rollback_cell(txn->db, row_of(nth(ws, i)),
+		    col_of(nth(ws, i)), txn->journal.start_ts);
 	return rc;
 }
 
@@ -94,8 +107,9 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 	int rc = 0;
 
 	for (i = 1; i < ws->n && rc == 0; i++) {
-		rc = mvcc_commit_cell(txn->db, row_of(&ws->w[i]),
-		    col_of(&ws->w[i]), txn->journal.start_ts, commit_ts, 0);
+		rc = mvcc_commit_cell(txn->db, row_of(nth(ws, i)),
+		    col_of(nth(ws, i)), txn->journal.start_ts, commit_ts, 0,
+		    NULL);
 		if (rc == 0 && i == 1)
 			rc = failpoint(txn->db, "after-commit-secondary");
 	}
@@ -106,6 +120,30 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 		    "them, or run 'perc resolve-locks'", txn->journal.handle,
 		    (unsigned long long)commit_ts, perc_errmsg());
 	return 0;
+}
+
+/*
+ * The commit point: the primary's write record, in one synced batch
+ * with, for an observer, the clearing of the notifications it handled.
+ */
+static int
+commit_primary(perc_txn *txn, perc_ts commit_ts)
+{
+	const struct write *p = nth(&txn->writes, 0);
+	leveldb_writebatch_t *also = NULL;
+	int rc = 0;
+
+	if (p->ack) {
+		also = leveldb_writebatch_create();
+		rc = notify_clear(also, txn->db, row_of(p), col_of(p),
+		    txn->journal.start_ts);
+	}
+	if (rc == 0)
+		rc = mvcc_commit_cell(txn->db, row_of(p), col_of(p),
+		    txn->journal.start_ts, commit_ts, 1, also);
+	if (also != NULL)
+		leveldb_writebatch_destroy(also);
+	return rc;
 }
 
 /*
@@ -127,11 +165,11 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	lock.ttl_ms = db->ttl_ms;
 	lock.pid = (uint32_t)getpid();
 	if ((rc = buf_set(&lock.host, db->host, strlen(db->host))) < 0 ||
-	    (rc = buf_addb(&lock.primary_row, row_of(&ws->w[0]))) < 0 ||
-	    (rc = buf_addb(&lock.primary_col, col_of(&ws->w[0]))) < 0)
+	    (rc = buf_addb(&lock.primary_row, row_of(nth(ws, 0)))) < 0 ||
+	    (rc = buf_addb(&lock.primary_col, col_of(nth(ws, 0)))) < 0)
 		goto done;
 	for (*done = 0; *done < ws->n; ++*done) {
-		if ((rc = prewrite_cell(committed_at, txn, &ws->w[*done],
+		if ((rc = prewrite_cell(committed_at, txn, nth(ws, *done),
 		    &lock)) < 0)
 			break;
 		if (*done == 0 &&
@@ -166,8 +204,7 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	    clock_deadline(db->timeout_ms))) < 0)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
 	if (rc == 0)
-		rc = mvcc_commit_cell(db, row_of(&ws->w[0]), col_of(&ws->w[0]),
-		    txn->journal.start_ts, commit_ts, 1);
+		rc = commit_primary(txn, commit_ts);
 	if (rc == PERC_ECONFLICT) {
 		/* Finished: take back what we locked, primary first. */
 		snprintf(why, sizeof(why), "%s", perc_errmsg());
@@ -220,8 +257,8 @@ abort_locked(perc_txn *txn)
 	perc_ts at;
 	int rc, op;
 
-	rc = mvcc_find_commit(&at, &op, txn->db, row_of(&ws->w[0]),
-	    col_of(&ws->w[0]), txn->journal.start_ts);
+	rc = mvcc_find_commit(&at, &op, txn->db, row_of(nth(ws, 0)),
+	    col_of(nth(ws, 0)), txn->journal.start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		if ((rc = commit_secondaries(txn, at)) == 0)
 			rc = error_set(PERC_ECONFLICT, "transaction %s had "

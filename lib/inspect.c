@@ -13,8 +13,9 @@
 #include "lock.h"
 #include "mvcc.h"
 
+/* The failure count of an observed cell shows as part of its notify. */
 static const char *const kind_names[] = {
-	NULL, "lock", "write", "data", "ack", "notify"
+	NULL, "lock", "write", "data", "ack", "notify", "notify"
 };
 
 /* key=value with the value escaped, spaces included. */
@@ -76,6 +77,11 @@ cell_detail(perc_buf *out, const perc_db *db, int kind, perc_bytes v)
 		if ((rc = buf_addf(out, "bytes=%zu", v.len)) < 0)
 			return rc;
 		return add_pair(out, "value", v);
+	case KIND_FAILURES:
+		if (v.len == 12)
+			return buf_addf(out, "failures=%" PRIu32,
+			    codec_get_u32(v.data));
+		break;
 	}
 	return buf_add(out, "-", 1);
 }
@@ -113,6 +119,9 @@ show_region(perc_db *db, int region, perc_bytes row, const perc_bytes *col,
 			break;
 		cell.column = buf_bytes(&k.col);
 		cell.kind = kind_names[k.kind];
+		/* An observer's ack is a write record of its own kind. */
+		if (k.kind == KIND_WRITE && vlen > 0 && val[0] == OP_ACK)
+			cell.kind = "ack";
 		cell.ts = k.ts;
 		cell.detail = detail.data;
 		if ((rc = fn(&cell, arg)) != 0)

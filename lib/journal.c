@@ -160,7 +160,7 @@ finished(struct journal *j)
 }
 
 /*
- * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK or
+ * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK, OP_ACK or
  * JOURNAL_COMMIT_BEGUN).  Safe against other processes appending to
  * the same journal at the same time.
  */
@@ -263,38 +263,63 @@ writeset_append(struct writeset *ws, size_t *cap, int op, perc_bytes row,
 	return buf_set(&w->value, value.data, value.len);
 }
 
+static void
+write_dispose(struct write *w)
+{
+	perc_buf_dispose(&w->row);
+	perc_buf_dispose(&w->col);
+	perc_buf_dispose(&w->value);
+}
+
 /*
- * Sort the writes by cell and keep one a cell: the last put or delete
- * wins, and a lock-only read never hides a put or delete of the cell.
+ * Fold w, a later write of the same cell, into kept: the last put or
+ * delete wins; a lock-only read never hides a put or delete; an ack
+ * stays with the cell whatever else the observer wrote there.
+ */
+static void
+write_fold(struct write *kept, struct write *w)
+{
+	struct write tmp;
+	int ack = kept->ack || w->op == OP_ACK;
+
+	if (w->op == OP_PUT || w->op == OP_DELETE) {
+		tmp = *kept;
+		*kept = *w;
+		*w = tmp;
+	} else if (w->op == OP_ACK && kept->op == OP_LOCK) {
+		kept->op = OP_ACK;
+	}
+	kept->ack = ack;
+	write_dispose(w);
+}
+
+/*
+ * Sort the writes by cell, keep one a cell, and choose the primary:
+ * an observer's ack cell, so that its commit point is the ack's.
  */
 static void
 writeset_fold(struct writeset *ws)
 {
 	size_t i, keep = 0;
-	struct write tmp;
 
 	qsort(ws->w, ws->n, sizeof(*ws->w), write_seq_cmp);
 	for (i = 0; i < ws->n; i++) {
-		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0 &&
-		    ws->w[i].op == OP_LOCK) {
-			perc_buf_dispose(&ws->w[i].row);
-			perc_buf_dispose(&ws->w[i].col);
-			perc_buf_dispose(&ws->w[i].value);
+		ws->w[i].ack = ws->w[i].op == OP_ACK;
+		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0) {
+			write_fold(&ws->w[keep - 1], &ws->w[i]);
 			continue;
 		}
-		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0)
-			keep--;         /* a later put or delete replaces it */
-		tmp = ws->w[keep];
-		ws->w[keep] = ws->w[i];
-		ws->w[i] = tmp;
 		if (i != keep) {
-			perc_buf_dispose(&ws->w[i].row);
-			perc_buf_dispose(&ws->w[i].col);
-			perc_buf_dispose(&ws->w[i].value);
+			ws->w[keep] = ws->w[i];
+			memset(&ws->w[i], 0, sizeof(ws->w[i]));
 		}
 		keep++;
 	}
 	ws->n = keep;
+	ws->primary = 0;
+	for (i = 0; i < ws->n; i++)
+		if (ws->w[i].ack)
+			ws->primary = i;
 }
 
 static int
@@ -361,7 +386,7 @@ journal_load(struct writeset *out, struct journal *j)
 		    (clen = codec_get_u32(rec + 4 + rlen)) >
 		    n - RECORD_HEAD - 8 - rlen ||
 		    (p[off + 8] != OP_PUT && p[off + 8] != OP_DELETE &&
-		    p[off + 8] != OP_LOCK)) {
+		    p[off + 8] != OP_LOCK && p[off + 8] != OP_ACK)) {
 			rc = damaged(j, off);
 			break;
 		}

@@ -19,7 +19,8 @@ struct write {
 	perc_buf row;
 	perc_buf col;
 	perc_buf value;
-	int      op;            /* OP_PUT, OP_DELETE or OP_LOCK */
+	int      op;            /* OP_PUT, OP_DELETE, OP_LOCK or OP_ACK */
+	int      ack;           /* an observer's ack rides on this cell */
 	size_t   op_seq;        /* position in the journal */
 };
 
@@ -27,6 +28,7 @@ struct writeset {
 	struct write *w;
 	size_t        n;
 	int           commit_begun; /* a commit has written locks */
+	size_t        primary;      /* the ack's cell if any, else 0 */
 };
 
 #define JOURNAL_COMMIT_BEGUN 'C'

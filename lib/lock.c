@@ -127,7 +127,7 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 		return 0;       /* primary_fate did the work */
 	if (*action == RESOLVE_FORWARD)
 		return mvcc_commit_cell(db, row, col, lock->start_ts,
-		    committed_at, 0);
+		    committed_at, 0, NULL);
 	return mvcc_rollback_cell(db, row, col, lock->start_ts);
 }
 

@@ -109,7 +109,8 @@ mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 	if ((rc = cell_open(&c, db, row, col)) < 0)
 		goto done;
 	rc = cell_lock(blocker, &c);
-	if (rc == 0 && blocker->start_ts <= ts && blocker->op != OP_LOCK) {
+	if (rc == 0 && blocker->start_ts <= ts &&
+	    !OP_KEEPS_VALUE(blocker->op)) {
 		rc = PERC_ELOCKED;
 		goto done;
 	}
@@ -252,11 +253,13 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 			rc = PERC_ECOMMITTED;
 			goto done;
 		}
-		if (wr.op != OP_ROLLBACK) {
-			rc = conflict(row, col, "another transaction committed "
-			    "it after this one began");
-			goto done;
-		}
+		/* An observer's ack conflicts with acks, users' writes not. */
+		if (wr.op == OP_ROLLBACK || (wr.op == OP_ACK && !w->ack))
+			continue;
+		rc = conflict(row, col, w->ack ? "another observer or writer "
+		    "got there after this one began" : "another transaction "
+		    "committed it after this one began");
+		goto done;
 	}
 	if ((rc = store_iter_error(c.it)) < 0)
 		goto done;
@@ -272,7 +275,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 		leveldb_writebatch_put(b, c.key.data, c.key.len,
 		    w->value.data, w->value.len);
 	}
-	if (w->op != OP_LOCK && db_is_observed(db, col)) {
+	if (!OP_KEEPS_VALUE(w->op) && db_is_observed(db, col)) {
 		if ((rc = codec_key(&c.key, REGION_NOTIFY, row, col,
 		    KIND_NOTIFY, lock->start_ts)) < 0)
 			goto done;
@@ -291,11 +294,12 @@ done:
  * Commit transaction start_ts on (row, col) at commit_ts: if our lock
  * is there, replace it by a write record in one batch.  If it is gone,
  * the answer is in the write records: already committed is success,
- * anything else means we were rolled back (PERC_ECONFLICT).
+ * anything else means we were rolled back (PERC_ECONFLICT).  The
+ * writes in also, when not NULL, go into the same atomic batch.
  */
 int
 mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
-    perc_ts start_ts, perc_ts commit_ts, int sync)
+    perc_ts start_ts, perc_ts commit_ts, int sync, leveldb_writebatch_t *also)
 {
 	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
@@ -329,6 +333,8 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 		goto done;
 	leveldb_writebatch_put(b, lockkey.data, lockkey.len, enc.data,
 	    enc.len);
+	if (also != NULL)
+		leveldb_writebatch_append(b, also);
 	rc = store_write(&db->store, b, sync);
 done:
 	if (b != NULL)

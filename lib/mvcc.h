@@ -19,7 +19,8 @@ int mvcc_find_commit(perc_ts *commit_ts, int *op, perc_db *db,
 int mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
                   const struct lock_rec *lock, struct lock_rec *blocker);
 int mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
-                     perc_ts start_ts, perc_ts commit_ts, int sync);
+                     perc_ts start_ts, perc_ts commit_ts, int sync,
+                     leveldb_writebatch_t *also);
 int mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
                        perc_ts start_ts);
 #endif

@@ -227,6 +227,69 @@ int  perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
                         int (*fn)(const perc_resolved *lock, void *arg),
                         void *arg);
 
+/*
+ * Observers.
+ *
+ * perc_notify_scan calls fn for every dirty observed cell (of column
+ * only, when not NULL) in byte order, with how often an observer has
+ * failed on it and the wall time in ms before which it should not be
+ * retried.  A non-zero return from fn stops the walk and is returned.
+ *
+ * perc_observer_begin starts the transaction of one observer run on
+ * dirty cell (row, col); committing it with perc_txn_commit clears the
+ * notifications its snapshot saw.  Of two observer transactions on one
+ * notification at most one commits; the other gets PERC_ECONFLICT.
+ * PERC_ENOTFOUND when the cell is no longer dirty.
+ *
+ * perc_observer_failed counts a failed run on (row, col), sets its
+ * backoff, and returns the number of failures so far in *count.
+ */
+typedef struct {
+	perc_bytes row;
+	perc_bytes column;
+	uint32_t   failures;
+	int64_t    retry_at_ms;
+} perc_notify;
+
+int  perc_notify_scan(perc_db *db, const perc_bytes *column,
+                      int (*fn)(const perc_notify *n, void *arg), void *arg);
+int  perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
+                         perc_bytes col);
+int  perc_observer_failed(uint32_t *count, perc_db *db, perc_bytes row,
+                          perc_bytes col);
+
+/*
+ * perc_observer_pass makes one pass over the cells of column dirty when
+ * it starts, from a random cell, skipping rows another runner holds.
+ * For each it begins an observer transaction and calls observe, whose
+ * return is the observer's exit status: 0 commits the transaction, any
+ * other value aborts it and counts a failure.  report, if not NULL,
+ * hears of every run.  Without once, cells still in their failure
+ * backoff are skipped; a non-zero *stop ends the pass after a run.
+ * *ran counts the runs.  Returns 0, 1 when an observer failed, or a
+ * negative PERC_E* code.
+ */
+typedef struct {
+	perc_bytes  row;
+	perc_bytes  column;
+	int         status;     /* what observe returned */
+	const char *outcome;    /* "committed", "taken" or "failed" */
+	perc_ts     commit_ts;  /* when committed */
+	uint32_t    failures;   /* when failed: failures so far */
+} perc_observer_run;
+
+typedef struct {
+	int  (*observe)(perc_txn *txn, perc_bytes row, perc_bytes col,
+	                void *arg);
+	void (*report)(const perc_observer_run *run, void *arg);
+	void  *arg;
+	int    once;
+	volatile int *stop;
+} perc_observer;
+
+int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
+                        const perc_observer *obs);
+
 #ifdef __cplusplus
 }
 #endif

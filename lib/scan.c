@@ -198,7 +198,7 @@ next_write(perc_iter *it)
 	ws = &it->txn->writes;
 	for (; it->wpos < ws->n; it->wpos++) {
 		w = &ws->w[it->wpos];
-		if (w->op != OP_LOCK &&
+		if (!OP_KEEPS_VALUE(w->op) &&
 		    wanted(it, buf_bytes(&w->row), buf_bytes(&w->col)))
 			return w;
 	}

@@ -1,0 +1,237 @@
+/* cmd/run-observer.c - perc run-observer: run a command per dirty cell */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static const char usage[] = "usage: perc run-observer [--once] [--quiet] "
+    "[--workers N] COLUMN -- COMMAND [ARG]...";
+
+enum { OPT_ONCE = 256, OPT_QUIET, OPT_WORKERS };
+
+struct runner {
+	char      **command;
+	const char *dir;        /* absolute, for the command's PERC_DIR */
+	int         quiet;
+};
+
+static volatile int stopping;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void
+set_escaped(const char *name, perc_bytes bytes)
+{
+	perc_buf esc = PERC_BUF_INIT;
+
+	if (perc_escape(&esc, bytes) == 0)
+		setenv(name, esc.data ? esc.data : "", 1);
+	perc_buf_dispose(&esc);
+}
+
+/* The raw bytes up to the first NUL: all an environment can carry. */
+static void
+set_raw(const char *name, perc_bytes bytes)
+{
+	char *s = strndup(bytes.data ? bytes.data : "", bytes.len);
+
+	if (s != NULL)
+		setenv(name, s, 1);
+	free(s);
+}
+
+/* Run the command for one dirty cell; its exit status decides. */
+static int
+observe(perc_txn *txn, perc_bytes row, perc_bytes col, void *arg)
+{
+	const struct runner *r = arg;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return 126;
+	if (pid == 0) {
+		setenv("PERC_DIR", r->dir, 1);
+		setenv("PERC_TXN", perc_txn_handle(txn), 1);
+		set_raw("PERC_ROW", row);
+		set_raw("PERC_COLUMN", col);
+		set_escaped("PERC_ROW_ESCAPED", row);
+		set_escaped("PERC_COLUMN_ESCAPED", col);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(r->command[0], r->command);
+		fprintf(stderr, "perc: cannot run '%s': %s\n", r->command[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 126;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+static void
+report(const perc_observer_run *run, void *arg)
+{
+	const struct runner *r = arg;
+	perc_buf row = PERC_BUF_INIT, col = PERC_BUF_INIT;
+
+	if (r->quiet || perc_escape(&row, run->row) < 0 ||
+	    perc_escape(&col, run->column) < 0)
+		goto done;
+	if (run->status != 0)
+		fprintf(stderr, "perc: observer on '%s' '%s' exited %d; failure "
+		    "%" PRIu32 ", the cell stays dirty and is retried later\n",
+		    row.data ? row.data : "", col.data ? col.data : "",
+		    run->status, run->failures);
+	else if (run->commit_ts != 0)
+		fprintf(stderr, "perc: observer on '%s' '%s' committed at %"
+		    PRIu64 "\n", row.data ? row.data : "",
+		    col.data ? col.data : "", run->commit_ts);
+	else
+		fprintf(stderr, "perc: observer on '%s' '%s' %s\n",
+		    row.data ? row.data : "", col.data ? col.data : "",
+		    strcmp(run->outcome, "taken") == 0 ?
+		    "was taken by another runner" : "had nothing to commit");
+done:
+	perc_buf_dispose(&row);
+	perc_buf_dispose(&col);
+}
+
+/* One runner: one pass with --once, else passes until a signal. */
+static int
+run_loop(perc_db *db, perc_bytes column, const perc_observer *obs)
+{
+	struct timespec nap;
+	long idle_ms = 10;
+	size_t ran;
+	int rc;
+
+	for (;;) {
+		rc = perc_observer_pass(&ran, db, column, obs);
+		if (rc < 0)
+			return cmd_fail(rc);
+		if (obs->once)
+			return rc;
+		if (stopping)
+			return 0;
+		/* Idle: poll with backoff, up to a second. */
+		idle_ms = ran > 0 ? 10 : (idle_ms * 2 > 1000 ? 1000 :
+		    idle_ms * 2);
+		nap.tv_sec = idle_ms / 1000;
+		nap.tv_nsec = (idle_ms % 1000) * 1000000L;
+		nanosleep(&nap, NULL);
+		if (stopping)
+			return 0;
+	}
+}
+
+/* --workers N: N runners as child processes; the worst status wins. */
+static int
+run_workers(long workers, perc_db *db, perc_bytes column,
+    perc_observer *obs)
+{
+	pid_t pids[64];
+	long i, started = 0;
+	int status, worst = 0;
+
+	for (i = 0; i < workers; i++) {
+		if ((pids[i] = fork()) == 0) {
+			srand((unsigned)getpid());
+			_exit(run_loop(db, column, obs));
+		}
+		if (pids[i] > 0)
+			started++;
+	}
+	while (started > 0) {
+		if (wait(&status) < 0) {
+			if (errno != EINTR)
+				break;
+			for (i = 0; stopping && i < workers; i++)
+				kill(pids[i], SIGTERM);
+			continue;
+		}
+		started--;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) > worst)
+			worst = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	}
+	return worst;
+}
+
+int
+cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "once",    no_argument,       NULL, OPT_ONCE },
+		{ "quiet",   no_argument,       NULL, OPT_QUIET },
+		{ "workers", required_argument, NULL, OPT_WORKERS },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct runner r = { NULL, NULL, 0 };
+	perc_observer obs = { observe, report, &r, 0, &stopping };
+	struct sigaction sa;
+	char dir[PATH_MAX];
+	perc_bytes column;
+	long workers = 1;
+	char *end;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case OPT_ONCE:
+			obs.once = 1;
+			break;
+		case OPT_QUIET:
+			r.quiet = 1;
+			break;
+		case OPT_WORKERS:
+			workers = strtol(optarg, &end, 10);
+			if (*end != '\0' || workers < 1 || workers > 64)
+				return cmd_usage(usage);
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	/* COLUMN, then "--", then the command and its arguments. */
+	if (argc - optind < 3 || strcmp(argv[optind + 1], "--") != 0)
+		return cmd_usage(usage);
+	column.data = argv[optind];
+	column.len = strlen(argv[optind]);
+	r.command = argv + optind + 2;
+	if ((rc = cmd_open_db(ctx)) < 0)
+		return cmd_fail(rc);
+	r.dir = realpath(ctx->dir, dir) ? dir : ctx->dir;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;     /* no SA_RESTART: naps end at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	srand((unsigned)getpid());
+	if (workers > 1)
+		return run_workers(workers, ctx->db, column, &obs);
+	return run_loop(ctx->db, column, &obs);
+}

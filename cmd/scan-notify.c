@@ -1,0 +1,64 @@
+/* cmd/scan-notify.c - perc scan-notify: list the dirty observed cells */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char usage[] =
+    "usage: perc scan-notify [--failures] [--column C]";
+
+enum { OPT_COLUMN = 256, OPT_FAILURES };
+
+static int
+print_cell(const perc_notify *n, void *arg)
+{
+	const int *failures = arg;
+
+	cmd_print_field(n->row);
+	putchar('\t');
+	cmd_print_field(n->column);
+	if (*failures)
+		printf("\t%" PRIu32, n->failures);
+	putchar('\n');
+	return 0;
+}
+
+int
+cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "column",   required_argument, NULL, OPT_COLUMN },
+		{ "failures", no_argument,       NULL, OPT_FAILURES },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_bytes column = { NULL, 0 };
+	int ch, rc, failures = 0;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case OPT_COLUMN:
+			column.data = optarg;
+			column.len = strlen(optarg);
+			break;
+		case OPT_FAILURES:
+			failures = 1;
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage(usage);
+	if ((rc = cmd_open_db(ctx)) == 0)
+		rc = perc_notify_scan(ctx->db, column.data ? &column : NULL,
+		    print_cell, &failures);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

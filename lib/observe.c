@@ -1,0 +1,166 @@
+/*
+ * lib/observe.c - one pass of an observer runner over the dirty cells
+ * of a column, scheduled as in the paper: start at a random cell and
+ * wrap around; before running on a row take a light lock on it (a
+ * kernel lock, gone with its holder), and when another runner holds
+ * it, we are right behind that runner: jump to a new random point.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "error.h"
+#include "txn.h"
+
+struct dirty {
+	perc_buf row;
+	int64_t  retry_at_ms;
+};
+
+struct dirty_list {
+	struct dirty *cells;
+	size_t        n, cap;
+};
+
+static int
+collect(const perc_notify *n, void *arg)
+{
+	struct dirty_list *l = arg;
+	struct dirty *grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		if ((grown = realloc(l->cells, l->cap * sizeof(*grown))) ==
+		    NULL)
+			return error_set(PERC_EIO, "out of memory");
+		l->cells = grown;
+	}
+	memset(&l->cells[l->n], 0, sizeof(*l->cells));
+	l->cells[l->n].retry_at_ms = n->retry_at_ms;
+	return buf_addb(&l->cells[l->n++].row, n->row);
+}
+
+/* FNV-1a: which byte of DIR/observer.lock stands for a row. */
+static off_t
+row_slot(perc_bytes row)
+{
+	const unsigned char *p = row.data;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < row.len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return (off_t)(h % (1u << 20));
+}
+
+/*
+ * The light per-row lock: an open-file-description lock on one byte of
+ * DIR/observer.lock.  1 when taken, 0 when another runner has it.
+ */
+static int
+row_lock(int fd, perc_bytes row, int how)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = how;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = row_slot(row);
+	fl.l_len = 1;
+	return fcntl(fd, F_OFD_SETLK, &fl) == 0;
+}
+
+/* Run the observer once on (row, column) and report what happened. */
+static int
+run_one(perc_db *db, perc_bytes row, perc_bytes column,
+    const perc_observer *obs)
+{
+	perc_observer_run run;
+	perc_txn *txn = NULL;
+	int rc;
+
+	memset(&run, 0, sizeof(run));
+	run.row = row;
+	run.column = column;
+	run.status = -1;
+	if ((rc = perc_observer_begin(&txn, db, row, column)) < 0)
+		return rc == PERC_ENOTFOUND ? 0 : rc;
+	run.status = obs->observe(txn, row, column, obs->arg);
+	if (run.status == 0) {
+		rc = perc_txn_commit(&run.commit_ts, txn);
+		if (rc == 0 || rc == PERC_ECONFLICT || rc == PERC_ENOTXN) {
+			run.outcome = rc == 0 ? "committed" : "taken";
+			rc = 0;
+		}
+	} else {
+		perc_txn_abort(txn);
+		run.outcome = "failed";
+		rc = perc_observer_failed(&run.failures, db, row, column);
+	}
+	perc_txn_free(txn);
+	if (rc == 0 && obs->report != NULL)
+		obs->report(&run, obs->arg);
+	if (rc == 0 && run.status != 0)
+		rc = 1;
+	return rc;
+}
+
+/*
+ * One pass over the cells of column dirty when it starts.  *ran counts
+ * the observer runs.  Returns 0, 1 if an observer failed, or a negative
+ * PERC_E* code.  Without obs->once, cells in their failure backoff wait.
+ */
+int
+perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
+    const perc_observer *obs)
+{
+	struct dirty_list l = { NULL, 0, 0 };
+	char path[4200];
+	size_t i, visited;
+	perc_bytes row;
+	int fd = -1, rc, failed = 0;
+
+	*ran = 0;
+	if ((rc = perc_notify_scan(db, &column, collect, &l)) < 0 ||
+	    l.n == 0)
+		goto done;
+	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		rc = error_set(PERC_EIO, "cannot open '%s': %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	i = (size_t)rand() % l.n;
+	for (visited = 0; visited < l.n && rc >= 0; visited++) {
+		row = buf_bytes(&l.cells[i].row);
+		if (!obs->once && l.cells[i].retry_at_ms > clock_wall_ms()) {
+			i = (i + 1) % l.n;
+			continue;
+		}
+		if (!row_lock(fd, row, F_WRLCK)) {
+			i = (size_t)rand() % l.n;  /* right behind another */
+			continue;
+		}
+		rc = run_one(db, row, column, obs);
+		row_lock(fd, row, F_UNLCK);
+		if (rc == 1)
+			failed = 1;
+		if (rc >= 0)
+			++*ran;
+		if (obs->stop != NULL && *obs->stop)
+			break;
+		i = (i + 1) % l.n;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < l.n; i++)
+		perc_buf_dispose(&l.cells[i].row);
+	free(l.cells);
+	return rc < 0 ? rc : failed;
+}
