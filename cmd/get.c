@@ -3,10 +3,24 @@
 
 #include "cmd.h"
 
-static const char usage[] =
-    "usage: perc get [-e] [-t TXN | --at TS] [--lock] ROW COLUMN";
+static const char usage[] = "usage: perc get [-e] [-t TXN | --at TS] "
+    "[--lock] ROW COLUMN [ROW COLUMN]...";
 
 enum { OPT_AT = 256, OPT_LOCK };       /* long-only options */
+
+/*
+ * With several cells each value is one line, escaped as in TSV output,
+ * and a cell with no value is the line \N, which escaping never makes.
+ */
+static void
+print_line(const perc_buf *val)
+{
+	if (val == NULL)
+		fputs("\\N", stdout);
+	else
+		cmd_print_field((perc_bytes){ val->data, val->len });
+	putchar('\n');
+}
 
 int
 cmd_get(int argc, char **argv, struct perc_ctx *ctx)
@@ -26,7 +40,7 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 	const char *handle = NULL, *at = NULL;
 	perc_ts ts = 0;
 	unsigned flags = 0;
-	int ch, rc, escaped = 0;
+	int ch, i, rc = 0, escaped = 0, missing = 0;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "et:",
 	    longopts, NULL)) != -1) {
@@ -54,26 +68,39 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 2 || (handle && at) || (flags && !handle) ||
+	if (argc < 2 || argc % 2 != 0 || (handle && at) || (flags && !handle) ||
 	    (at && cmd_parse_ts(&ts, at) < 0))
 		return cmd_usage(usage);
-	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) < 0 ||
-	    (rc = cmd_arg(&col, &colbuf, argv[1], escaped)) < 0 ||
-	    (rc = cmd_open_db(ctx)) < 0)
+	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
 		goto done;
-
-	if (handle == NULL)
-		rc = perc_snapshot_get(&val, ctx->db, ts, row, col);
-	else if ((rc = perc_txn_open(&txn, ctx->db, handle)) == 0)
-		rc = perc_txn_get(&val, txn, row, col, flags);
-	if (rc == 0 && val.len > 0)
-		fwrite(val.data, 1, val.len, stdout);
+	/* Several cells: one snapshot, the store opened once. */
+	if (argc > 2 && ((!handle && !at && (rc = perc_ts_next(&ts, ctx->db,
+	    1)) < 0) || (rc = perc_db_hold(ctx->db)) < 0))
+		goto done;
+	for (i = 0; i < argc; i += 2) {
+		if ((rc = cmd_arg(&row, &rowbuf, argv[i], escaped)) < 0 ||
+		    (rc = cmd_arg(&col, &colbuf, argv[i + 1], escaped)) < 0)
+			break;
+		if (txn == NULL)
+			rc = perc_snapshot_get(&val, ctx->db, ts, row, col);
+		else
+			rc = perc_txn_get(&val, txn, row, col, flags);
+		if (rc < 0 && rc != PERC_ENOTFOUND)
+			break;
+		missing |= rc == PERC_ENOTFOUND;
+		if (argc == 2 && rc == 0 && val.len > 0)
+			fwrite(val.data, 1, val.len, stdout);
+		else if (argc > 2)
+			print_line(rc == 0 ? &val : NULL);
+		rc = 0;
+	}
 done:
 	perc_buf_dispose(&val);
 	perc_buf_dispose(&rowbuf);
 	perc_buf_dispose(&colbuf);
 	perc_txn_free(txn);
-	if (rc == PERC_ENOTFOUND)
-		return 1;               /* not an error: nothing printed */
-	return rc < 0 ? cmd_fail(rc) : 0;
+	if (rc < 0)
+		return cmd_fail(rc);
+	return missing;                 /* 1, not an error: no value */
 }

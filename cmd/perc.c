@@ -19,6 +19,7 @@ const struct cmd cmd_table[] = {
 	{ "scan",          cmd_scan,          "list visible cells" },
 	{ "scan-notify",   cmd_scan_notify,   "list dirty observed cells" },
 	{ "set",           cmd_set,           "write a cell" },
+	{ "shell",         cmd_shell,         "run commands from stdin, one a line" },
 	{ "show",          cmd_show,          "dump the raw cells of a row" },
 	{ "ts",            cmd_ts,            "print fresh timestamps" },
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,6 +105,10 @@ report(const perc_observer_run *run, void *arg)
 		fprintf(stderr, "perc: observer on '%s' '%s' committed at %"
 		    PRIu64 "\n", row.data ? row.data : "",
 		    col.data ? col.data : "", run->commit_ts);
+	else if (strcmp(run->outcome, "conflicted") == 0)
+		fprintf(stderr, "perc: observer on '%s' '%s' lost a conflict; "
+		    "the cell stays dirty and runs again\n",
+		    row.data ? row.data : "", col.data ? col.data : "");
 	else
 		fprintf(stderr, "perc: observer on '%s' '%s' %s\n",
 		    row.data ? row.data : "", col.data ? col.data : "",
@@ -153,6 +158,10 @@ run_workers(long workers, perc_db *db, perc_bytes column,
 
 	for (i = 0; i < workers; i++) {
 		if ((pids[i] = fork()) == 0) {
+			/* Workers end with their parent, even by kill -9. */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() == 1)
+				_exit(0);
 			srand((unsigned)getpid());
 			_exit(run_loop(db, column, obs));
 		}

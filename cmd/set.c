@@ -1,8 +1,8 @@
 /* cmd/set.c - perc set: write a cell, buffered or as its own transaction */
 #include "cmd.h"
 
-static const char usage[] =
-    "usage: perc set [-e] [-t TXN] ROW COLUMN [VALUE]";
+static const char usage[] = "usage: perc set [-e] [-t TXN] ROW COLUMN [VALUE] "
+    "[ROW COLUMN VALUE]...";
 
 int
 cmd_set(int argc, char **argv, struct perc_ctx *ctx)
@@ -19,7 +19,7 @@ cmd_set(int argc, char **argv, struct perc_ctx *ctx)
 	const char *handle = NULL;
 	perc_txn *txn = NULL;
 	perc_ts ts;
-	int ch, rc, escaped = 0;
+	int ch, i, rc = 0, escaped = 0;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "et:",
 	    longopts, NULL)) != -1) {
@@ -41,34 +41,34 @@ cmd_set(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 2 && argc != 3)
+	/* One cell (VALUE from stdin when left out), or -t and triples. */
+	if (argc < 2 || (argc > 3 && (argc % 3 != 0 || handle == NULL)))
 		return cmd_usage(usage);
-	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) < 0 ||
-	    (rc = cmd_arg(&col, &colbuf, argv[1], escaped)) < 0)
-		goto done;
-	if (argc == 3) {
-		/* VALUE is taken as it is, even with -e: stdin carries bytes. */
-		cmd_arg(&val, &valbuf, argv[2], 0);
-	} else {
-		if (cmd_read_stdin(&valbuf) < 0) {
-			rc = -PERC_EIO;
-			goto done;
-		}
+	if (argc == 2) {
+		if (cmd_read_stdin(&valbuf) < 0)
+			return 7;       /* cmd_read_stdin said why */
 		val.data = valbuf.data ? valbuf.data : "";
 		val.len = valbuf.len;
 	}
-	if ((rc = cmd_open_db(ctx)) < 0)
+	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
 		goto done;
-	if (handle == NULL)
-		rc = perc_set(&ts, ctx->db, row, col, val);
-	else if ((rc = perc_txn_open(&txn, ctx->db, handle)) == 0)
-		rc = perc_txn_set(txn, row, col, val);
+	for (i = 0; i + 1 < argc && rc == 0; i += 3) {
+		if ((rc = cmd_arg(&row, &rowbuf, argv[i], escaped)) < 0 ||
+		    (rc = cmd_arg(&col, &colbuf, argv[i + 1], escaped)) < 0)
+			break;
+		/* VALUE is taken as it is, even with -e: stdin carries bytes. */
+		if (argc > 2)
+			cmd_arg(&val, &valbuf, argv[i + 2], 0);
+		if (txn == NULL)
+			rc = perc_set(&ts, ctx->db, row, col, val);
+		else
+			rc = perc_txn_set(txn, row, col, val);
+	}
 done:
 	perc_txn_free(txn);
 	perc_buf_dispose(&rowbuf);
 	perc_buf_dispose(&colbuf);
 	perc_buf_dispose(&valbuf);
-	if (rc == -PERC_EIO)
-		return 7;               /* cmd_read_stdin said why */
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

@@ -15,6 +15,14 @@
 #define REGION_CELL   'c'
 #define REGION_NOTIFY 'n'
 
+/*
+ * A cell has at most one lock, always at this timestamp (the owner's
+ * start_ts is in the record): a lock put and deleted by each commit
+ * then leaves one key behind, not a tombstone per transaction for
+ * every later reader to step over.
+ */
+#define LOCK_TS 0
+
 /* Kinds within a cell, in key order: a reader meets the lock first. */
 enum cell_kind {
 	KIND_LOCK  = 1,        /* at the owner's start_ts */

@@ -240,7 +240,7 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	if ((rc = db_acquire(txn->db, deadline)) < 0)
 		return rc;
 	rc = commit_locked(out, txn);
-	store_release(&txn->db->store);
+	db_release(txn->db);
 	return rc;
 }
 
@@ -290,7 +290,7 @@ perc_txn_abort(perc_txn *txn)
 		if ((rc = db_acquire(txn->db, deadline)) < 0)
 			return rc;
 		rc = abort_locked(txn);
-		store_release(&txn->db->store);
+		db_release(txn->db);
 		if (rc < 0 && rc != PERC_ECONFLICT)
 			return rc;
 	}

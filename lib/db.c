@@ -339,6 +339,31 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	return rc;
 }
 
+/* The end of a call's use of the store: let it go unless held. */
+void
+db_release(perc_db *db)
+{
+	if (!db->held)
+		store_release(&db->store);
+}
+
+int
+perc_db_hold(perc_db *db)
+{
+	int rc;
+
+	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) == 0)
+		db->held = 1;
+	return rc;
+}
+
+void
+perc_db_release(perc_db *db)
+{
+	db->held = 0;
+	store_release(&db->store);
+}
+
 int
 perc_ts_next(perc_ts *out, perc_db *db, size_t n)
 {

@@ -15,8 +15,10 @@ struct perc_db {
 	int64_t      timeout_ms;   /* PERC_LOCK_TIMEOUT */
 	uint32_t     ttl_ms;       /* PERC_LOCK_TTL, stamped on our locks */
 	char         host[64];     /* gethostname(), stamped on our locks */
+	int          held;         /* perc_db_hold: keep the store open */
 };
 
 int db_is_observed(const perc_db *db, perc_bytes col);
 int db_acquire(perc_db *db, int64_t deadline_ms);
+void db_release(perc_db *db);
 #endif

@@ -64,9 +64,12 @@ int
 unescape_field(perc_buf *out, const char *text, size_t len)
 {
 	size_t i;
-	int rc = 0, hi, lo;
+	int rc, hi, lo;
 	char c;
 
+	/* out->data is never NULL afterwards, even for an empty field. */
+	if ((rc = buf_grow(out, len)) < 0)
+		return rc;
 	for (i = 0; i < len && rc == 0; i++) {
 		if (text[i] != '\\') {
 			rc = buf_add(out, &text[i], 1);

@@ -123,6 +123,9 @@ show_region(perc_db *db, int region, perc_bytes row, const perc_bytes *col,
 		if (k.kind == KIND_WRITE && vlen > 0 && val[0] == OP_ACK)
 			cell.kind = "ack";
 		cell.ts = k.ts;
+		/* A lock's key has no timestamp; its record names its owner. */
+		if (k.kind == KIND_LOCK && vlen >= 10)
+			cell.ts = codec_get_u64((const unsigned char *)val + 2);
 		cell.detail = detail.data;
 		if ((rc = fn(&cell, arg)) != 0)
 			break;
@@ -147,7 +150,7 @@ perc_show(perc_db *db, perc_bytes row, const perc_bytes *col,
 		return rc;
 	if ((rc = show_region(db, REGION_CELL, row, col, fn, arg)) == 0)
 		rc = show_region(db, REGION_NOTIFY, row, col, fn, arg);
-	store_release(&db->store);
+	db_release(db);
 	return rc;
 }
 
@@ -221,6 +224,6 @@ perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
 		rc = store_iter_error(it);
 	leveldb_iter_destroy(it);
 	codec_key_dispose(&k);
-	store_release(&db->store);
+	db_release(db);
 	return rc;
 }

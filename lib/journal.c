@@ -3,8 +3,10 @@
  *
  * DIR/txn/START_TS starts with a header (magic, start_ts, CRC) followed
  * by records, each [payload length][CRC of type and payload][type]
- * [payload], where the payload of a write is [row length][row][column
- * length][column][value].  A record is appended with one write(2) under
+ * [payload][record length], where the payload of a write is [row
+ * length][row][column length][column][value].  The trailing length lets
+ * an append check the last record, found from the end, before it adds
+ * one after it.  A record is appended with one write(2) under
  * the file's flock, and cut off again if that write fails, so two
  * appends never interleave and a full disk leaves the journal as it
  * was.  A record that is torn or fails its CRC makes the whole journal
@@ -34,6 +36,7 @@
 #define JOURNAL_MAGIC  "PERCJNL1"
 #define HEADER_SIZE    (8 + 8 + 4)
 #define RECORD_HEAD    (4 + 4 + 1)
+#define RECORD_TAIL    4
 /* Bound on one record, so a damaged length can never ask for more. */
 #define RECORD_MAX     ((uint64_t)1 << 40)
 
@@ -159,6 +162,48 @@ finished(struct journal *j)
 	    "already finished; start another with 'perc begin'", j->handle);
 }
 
+static int
+damaged(struct journal *j, size_t off)
+{
+	return error_set(PERC_EIO, "the journal '%s' is damaged at byte %zu "
+	    "(torn or corrupt record); discard the transaction with 'perc "
+	    "abort -t %s'", j->path, off, j->handle);
+}
+
+/*
+ * Before an append: is the journal's end, size bytes in, whole?  The
+ * header alone, or a last record that passes its CRC.  And nothing may
+ * follow a commit's mark but the mark of a retried commit.
+ */
+static int
+check_tail(struct journal *j, off_t size, int op)
+{
+	unsigned char tail[RECORD_TAIL], *rec = NULL;
+	uint32_t n;
+	int rc = 0;
+
+	if (size == HEADER_SIZE)
+		return 0;       /* journal_load checks the header itself */
+	if (size < HEADER_SIZE + RECORD_HEAD + RECORD_TAIL ||
+	    pread(j->fd, tail, RECORD_TAIL, size - RECORD_TAIL) != RECORD_TAIL)
+		return damaged(j, (size_t)size);
+	n = codec_get_u32(tail);
+	if (n < RECORD_HEAD + RECORD_TAIL || n > size - HEADER_SIZE ||
+	    (rec = malloc(n)) == NULL ||
+	    pread(j->fd, rec, n, size - n) != (ssize_t)n ||
+	    codec_get_u32(rec) != n - RECORD_HEAD - RECORD_TAIL ||
+	    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8,
+	    n - 8 - RECORD_TAIL))
+		rc = damaged(j, (size_t)(size - (n < size ? n : 0)));
+	else if (rec[8] == JOURNAL_COMMIT_BEGUN && op != JOURNAL_COMMIT_BEGUN)
+		rc = error_set(PERC_ENOTXN, "transaction '%s' has begun "
+		    "committing and takes no more writes; finish it with "
+		    "'perc commit -t %s' or 'perc abort -t %s'", j->handle,
+		    j->handle, j->handle);
+	free(rec);
+	return rc;
+}
+
 /*
  * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK, OP_ACK or
  * JOURNAL_COMMIT_BEGUN).  Safe against other processes appending to
@@ -194,6 +239,9 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 	rec.data[8] = (char)op;
 	codec_put_u32((unsigned char *)rec.data + 4,
 	    codec_crc32(0, rec.data + 8, rec.len - 8));
+	codec_put_u32(len, (uint32_t)(rec.len + RECORD_TAIL));
+	if ((rc = buf_add(&rec, len, RECORD_TAIL)) < 0)
+		goto done;
 
 	if (!j->token && clock_flock(j->fd, LOCK_EX, deadline_ms) < 0) {
 		rc = error_set(PERC_ETIMEOUT, "transaction '%s' stayed busy in "
@@ -202,8 +250,12 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 	}
 	if (journal_gone(j)) {
 		rc = finished(j);
-	} else if (fstat(j->fd, &st) != 0 ||
-	    write_all(j->fd, rec.data, rec.len) < 0) {
+	} else if (fstat(j->fd, &st) != 0) {
+		rc = error_set(PERC_EIO, "cannot read the journal '%s': %s",
+		    j->path, strerror(errno));
+	} else if ((rc = check_tail(j, st.st_size, op)) < 0) {
+		;
+	} else if (write_all(j->fd, rec.data, rec.len) < 0) {
 		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
 		    "check that the disk has room", j->path, strerror(errno));
 		/* Leave no torn record behind: the transaction goes on. */
@@ -322,13 +374,6 @@ writeset_fold(struct writeset *ws)
 			ws->primary = i;
 }
 
-static int
-damaged(struct journal *j, size_t off)
-{
-	return error_set(PERC_EIO, "the journal '%s' is damaged at byte %zu "
-	    "(torn or corrupt record); discard the transaction with 'perc "
-	    "abort -t %s'", j->path, off, j->handle);
-}
 
 /* Read the whole journal into a sorted write set with one entry a cell. */
 int
@@ -336,7 +381,7 @@ journal_load(struct writeset *out, struct journal *j)
 {
 	perc_buf data = PERC_BUF_INIT;
 	const unsigned char *p, *rec;
-	size_t off, cap = 0, n, rlen, clen;
+	size_t off, cap = 0, n, plen, rlen, clen;
 	struct stat st;
 	ssize_t got;
 	int rc = 0;
@@ -370,9 +415,12 @@ journal_load(struct writeset *out, struct journal *j)
 	}
 	for (off = HEADER_SIZE; off < data.len && rc == 0; off += n) {
 		rec = p + off;
-		if (data.len - off < RECORD_HEAD ||
-		    (n = RECORD_HEAD + codec_get_u32(rec)) > data.len - off ||
-		    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8, n - 8)) {
+		if (data.len - off < RECORD_HEAD + RECORD_TAIL ||
+		    (n = RECORD_HEAD + (size_t)codec_get_u32(rec) +
+		    RECORD_TAIL) > data.len - off ||
+		    codec_get_u32(rec + n - RECORD_TAIL) != n ||
+		    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8,
+		    n - 8 - RECORD_TAIL)) {
 			rc = damaged(j, off);
 			break;
 		}
@@ -381,10 +429,9 @@ journal_load(struct writeset *out, struct journal *j)
 			continue;
 		}
 		rec += RECORD_HEAD;
-		if (n < RECORD_HEAD + 8 ||
-		    (rlen = codec_get_u32(rec)) > n - RECORD_HEAD - 8 ||
-		    (clen = codec_get_u32(rec + 4 + rlen)) >
-		    n - RECORD_HEAD - 8 - rlen ||
+		plen = n - RECORD_HEAD - RECORD_TAIL;
+		if (plen < 8 || (rlen = codec_get_u32(rec)) > plen - 8 ||
+		    (clen = codec_get_u32(rec + 4 + rlen)) > plen - 8 - rlen ||
 		    (p[off + 8] != OP_PUT && p[off + 8] != OP_DELETE &&
 		    p[off + 8] != OP_LOCK && p[off + 8] != OP_ACK)) {
 			rc = damaged(j, off);
@@ -392,8 +439,7 @@ journal_load(struct writeset *out, struct journal *j)
 		}
 		rc = writeset_append(out, &cap, p[off + 8],
 		    bytes_of(rec + 4, rlen), bytes_of(rec + 8 + rlen, clen),
-		    bytes_of(rec + 8 + rlen + clen,
-		    n - RECORD_HEAD - 8 - rlen - clen));
+		    bytes_of(rec + 8 + rlen + clen, plen - 8 - rlen - clen));
 	}
 done:
 	if (rc < 0)

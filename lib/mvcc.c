@@ -197,6 +197,24 @@ done:
 	return rc;
 }
 
+/*
+ * Does write record wr, committed after our start, conflict with w?
+ * Acks and users' writes pass each other: an ack conflicts with later
+ * acks only, so two observers never both commit one notification while
+ * users write on; an observer's own write to the cell is a write.
+ */
+static int
+write_conflicts(const struct write *w, const struct write_rec *wr)
+{
+	if (wr->op == OP_ROLLBACK)
+		return 0;
+	if (w->op == OP_ACK)
+		return wr->op == OP_ACK;
+	if (wr->op == OP_ACK)
+		return w->ack;
+	return 1;
+}
+
 static int
 conflict(perc_bytes row, perc_bytes col, const char *why)
 {
@@ -253,8 +271,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 			rc = PERC_ECOMMITTED;
 			goto done;
 		}
-		/* An observer's ack conflicts with acks, users' writes not. */
-		if (wr.op == OP_ROLLBACK || (wr.op == OP_ACK && !w->ack))
+		if (!write_conflicts(w, &wr))
 			continue;
 		rc = conflict(row, col, w->ack ? "another observer or writer "
 		    "got there after this one began" : "another transaction "
@@ -266,7 +283,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 
 	b = leveldb_writebatch_create();
 	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
-	    (rc = cell_seek(&c, KIND_LOCK, lock->start_ts)) < 0)
+	    (rc = cell_seek(&c, KIND_LOCK, LOCK_TS)) < 0)
 		goto done;
 	leveldb_writebatch_put(b, c.key.data, c.key.len, enc.data, enc.len);
 	if (w->op == OP_PUT) {
@@ -310,9 +327,12 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 
 	memset(&lock, 0, sizeof(lock));
 	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
-	    start_ts)) < 0)
+	    LOCK_TS)) < 0)
 		goto done;
 	rc = store_get(&enc, &db->store, buf_bytes(&lockkey));
+	if (rc == 0 && (rc = codec_lock_decode(&lock, enc.data, enc.len)) == 0 &&
+	    lock.start_ts != start_ts)
+		rc = PERC_ENOTFOUND;    /* someone else's lock */
 	if (rc == PERC_ENOTFOUND) {
 		rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
 		if (rc == 0 && op != OP_ROLLBACK)
@@ -322,7 +342,7 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 			    "back by another process");
 		goto done;
 	}
-	if (rc < 0 || (rc = codec_lock_decode(&lock, enc.data, enc.len)) < 0)
+	if (rc < 0)
 		goto done;
 	w.op = lock.op;
 	w.start_ts = start_ts;
@@ -343,6 +363,26 @@ done:
 	perc_buf_dispose(&enc);
 	perc_buf_dispose(&lockkey);
 	return rc;
+}
+
+/*
+ * The key of the lock on (row, col) if transaction start_ts holds it;
+ * out is left empty when the lock is someone else's or there is none.
+ */
+static int
+own_lock_key(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
+    perc_ts start_ts)
+{
+	struct lock_rec lock;
+	int rc;
+
+	memset(&lock, 0, sizeof(lock));
+	buf_reset(out);
+	rc = mvcc_get_lock(&lock, db, row, col);
+	if (rc == 0 && lock.start_ts == start_ts)
+		rc = codec_key(out, REGION_CELL, row, col, KIND_LOCK, LOCK_TS);
+	codec_lock_dispose(&lock);
+	return rc == PERC_ENOTFOUND ? 0 : rc;
 }
 
 /*
@@ -371,10 +411,10 @@ mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
 	b = leveldb_writebatch_create();
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
-	    start_ts)) < 0)
+	if ((rc = own_lock_key(&key, db, row, col, start_ts)) < 0)
 		goto done;
-	leveldb_writebatch_delete(b, key.data, key.len);
+	if (key.len > 0)
+		leveldb_writebatch_delete(b, key.data, key.len);
 	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
 	    start_ts)) < 0)
 		goto done;

@@ -26,19 +26,18 @@ static int
 seen_by(int *seen, perc_db *db, perc_bytes row, perc_bytes col, perc_ts ts,
     perc_ts s)
 {
-	perc_buf key = PERC_BUF_INIT, val = PERC_BUF_INIT;
+	struct lock_rec lock;
 	perc_ts at;
 	int rc, op;
 
 	*seen = 0;
 	if (ts >= s)
 		return 0;       /* began after us: a later run's business */
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK, ts)) < 0)
-		goto done;
-	rc = store_get(&val, &db->store, buf_bytes(&key));
-	if (rc == 0)
+	memset(&lock, 0, sizeof(lock));
+	rc = mvcc_get_lock(&lock, db, row, col);
+	if (rc == 0 && lock.start_ts == ts)
 		goto done;      /* still locked: its fate is open */
-	if (rc != PERC_ENOTFOUND)
+	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
 	rc = mvcc_find_commit(&at, &op, db, row, col, ts);
 	if (rc == 0)
@@ -46,8 +45,7 @@ seen_by(int *seen, perc_db *db, perc_bytes row, perc_bytes col, perc_ts ts,
 	else if (rc == PERC_ENOTFOUND)
 		rc = 0;
 done:
-	perc_buf_dispose(&key);
-	perc_buf_dispose(&val);
+	codec_lock_dispose(&lock);
 	return rc;
 }
 
@@ -171,15 +169,15 @@ perc_notify_scan(perc_db *db, const perc_bytes *column,
 	if (rc == 0)
 		rc = store_iter_error(it);
 	leveldb_iter_destroy(it);
-	store_release(&db->store);
+	db_release(db);
 	codec_key_dispose(&key);
 	perc_buf_dispose(&last);
 	return rc;
 }
 
 /* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
-static int
-still_dirty(perc_db *db, perc_bytes row, perc_bytes col)
+int
+notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 {
 	perc_buf prefix = PERC_BUF_INIT;
 	leveldb_iterator_t *it;
@@ -219,8 +217,8 @@ perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
 	if ((rc = perc_txn_begin(out, db)) < 0)
 		return rc;
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) == 0) {
-		rc = still_dirty(db, row, col);
-		store_release(&db->store);
+		rc = notify_pending(db, row, col);
+		db_release(db);
 	}
 	if (rc == 0)
 		rc = journal_append(&(*out)->journal, OP_ACK, row, col, none,
@@ -267,7 +265,7 @@ perc_observer_failed(uint32_t *count, perc_db *db, perc_bytes row,
 		rc = store_write(&db->store, b, 0);
 		leveldb_writebatch_destroy(b);
 	}
-	store_release(&db->store);
+	db_release(db);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&val);
 	return rc;

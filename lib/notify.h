@@ -6,6 +6,7 @@
 
 #include "db.h"
 
+int notify_pending(perc_db *db, perc_bytes row, perc_bytes col);
 int notify_clear(leveldb_writebatch_t *batch, perc_db *db, perc_bytes row,
                  perc_bytes col, perc_ts start_ts);
 #endif

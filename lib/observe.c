@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
+#include "notify.h"
 #include "txn.h"
 
 struct dirty {
@@ -75,6 +76,18 @@ row_lock(int fd, perc_bytes row, int how)
 	return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
+static int
+dirty(perc_db *db, perc_bytes row, perc_bytes col)
+{
+	int rc;
+
+	if (db_acquire(db, clock_deadline(db->timeout_ms)) < 0)
+		return 1;       /* cannot tell: say so, do not claim success */
+	rc = notify_pending(db, row, col);
+	db_release(db);
+	return rc == 0;
+}
+
 /* Run the observer once on (row, column) and report what happened. */
 static int
 run_one(perc_db *db, perc_bytes row, perc_bytes column,
@@ -93,8 +106,15 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 	run.status = obs->observe(txn, row, column, obs->arg);
 	if (run.status == 0) {
 		rc = perc_txn_commit(&run.commit_ts, txn);
-		if (rc == 0 || rc == PERC_ECONFLICT || rc == PERC_ENOTXN) {
-			run.outcome = rc == 0 ? "committed" : "taken";
+		if (rc == 0) {
+			run.outcome = "committed";
+		} else if (rc == PERC_ECONFLICT || rc == PERC_ENOTXN) {
+			/*
+			 * Another runner's ack clears the cell; a conflict on
+			 * anything else leaves it dirty for a later run.
+			 */
+			run.outcome = dirty(db, row, column) ? "conflicted" :
+			    "taken";
 			rc = 0;
 		}
 	} else {
@@ -105,7 +125,8 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 	perc_txn_free(txn);
 	if (rc == 0 && obs->report != NULL)
 		obs->report(&run, obs->arg);
-	if (rc == 0 && run.status != 0)
+	if (rc == 0 && (run.status != 0 ||
+	    strcmp(run.outcome, "conflicted") == 0))
 		rc = 1;
 	return rc;
 }

@@ -101,6 +101,15 @@ int  perc_db_open(perc_db **out, const char *path);
 void perc_db_close(perc_db *db);
 
 /*
+ * perc_db_hold opens the store now and keeps it open across the calls
+ * that follow, until perc_db_release: for a batch of reads in one go.
+ * Other processes wait for it meanwhile, so hold it briefly.  A wait
+ * for a live lock still lets go of the store while it sleeps.
+ */
+int  perc_db_hold(perc_db *db);
+void perc_db_release(perc_db *db);
+
+/*
  * Timestamp oracle: hands out n >= 1 consecutive fresh timestamps, the
  * first of them in *out.  They are greater than every timestamp handed
  * out before, by any process, across process and machine crashes.
@@ -263,7 +272,9 @@ int  perc_observer_failed(uint32_t *count, perc_db *db, perc_bytes row,
  * it starts, from a random cell, skipping rows another runner holds.
  * For each it begins an observer transaction and calls observe, whose
  * return is the observer's exit status: 0 commits the transaction, any
- * other value aborts it and counts a failure.  report, if not NULL,
+ * other value aborts it and counts a failure.  A commit that loses a
+ * conflict is "taken" when another runner handled the cell, else
+ * "conflicted": the cell stays dirty, and the pass returns 1.  report, if not NULL,
  * hears of every run.  Without once, cells still in their failure
  * backoff are skipped; a non-zero *stop ends the pass after a run.
  * *ran counts the runs.  Returns 0, 1 when an observer failed, or a
@@ -273,7 +284,7 @@ typedef struct {
 	perc_bytes  row;
 	perc_bytes  column;
 	int         status;     /* what observe returned */
-	const char *outcome;    /* "committed", "taken" or "failed" */
+	const char *outcome;    /* "committed", "taken", "conflicted", "failed" */
 	perc_ts     commit_ts;  /* when committed */
 	uint32_t    failures;   /* when failed: failures so far */
 } perc_observer_run;

@@ -180,7 +180,7 @@ fetch(perc_iter *it)
 done:
 	if (li != NULL)
 		leveldb_iter_destroy(li);
-	store_release(&it->db->store);
+	db_release(it->db);
 	codec_key_dispose(&k);
 	codec_lock_dispose(&blocker);
 	return rc;

@@ -48,18 +48,17 @@ store_init(struct store *s, const char *dir)
 	s->lockpath = path_join(dir, "store.lock");
 	if (s->path == NULL || s->lockpath == NULL)
 		return error_set(PERC_EIO, "out of memory");
-	s->options = leveldb_options_create();
-	/*
-	 * Every command opens the store afresh, so a small memtable keeps
-	 * the log that each open replays short.
-	 */
-	leveldb_options_set_write_buffer_size(s->options, 1 << 20);
-	leveldb_options_set_paranoid_checks(s->options, 1);
 	s->read = leveldb_readoptions_create();
 	leveldb_readoptions_set_verify_checksums(s->read, 1);
 	s->write_sync = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(s->write_sync, 1);
 	s->write_nosync = leveldb_writeoptions_create();
+	/*
+	 * For benchmarks only: PERC_UNSAFE_NOSYNC=1 makes the commit point
+	 * an unsynced write, so a printed commit can be lost to a power cut.
+	 */
+	s->nosync = getenv("PERC_UNSAFE_NOSYNC") != NULL &&
+	    strcmp(getenv("PERC_UNSAFE_NOSYNC"), "1") == 0;
 	return 0;
 }
 
@@ -67,8 +66,7 @@ void
 store_dispose(struct store *s)
 {
 	store_release(s);
-	if (s->options != NULL) {
-		leveldb_options_destroy(s->options);
+	if (s->read != NULL) {
 		leveldb_readoptions_destroy(s->read);
 		leveldb_writeoptions_destroy(s->write_sync);
 		leveldb_writeoptions_destroy(s->write_nosync);
@@ -96,8 +94,7 @@ store_create(const char *dir)
 		goto done;
 	}
 	close(fd);
-	leveldb_options_set_create_if_missing(s.options, 1);
-	db = leveldb_open(s.options, s.path, &err);
+	db = store_open_tuned(s.path, 1, &err);
 	if (err != NULL)
 		rc = store_fail(err, "cannot create the store");
 	else
@@ -132,7 +129,7 @@ store_acquire(struct store *s, int64_t deadline_ms)
 		return error_set(PERC_EIO, "cannot lock '%s': %s",
 		    s->lockpath, strerror(errno));
 	}
-	s->db = leveldb_open(s->options, s->path, &err);
+	s->db = store_open_tuned(s->path, 0, &err);
 	if (err != NULL) {
 		s->db = NULL;
 		flock(s->lockfd, LOCK_UN);
@@ -183,8 +180,8 @@ store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
 {
 	char *err = NULL;
 
-	leveldb_write(s->db, sync ? s->write_sync : s->write_nosync, batch,
-	    &err);
+	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
+	    s->write_nosync, batch, &err);
 	if (err != NULL)
 		return store_fail(err, "cannot write the store");
 	return 0;

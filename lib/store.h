@@ -11,11 +11,14 @@ struct store {
 	char                   *lockpath; /* DIR/store.lock */
 	int                     lockfd;   /* flock held while open; else -1 */
 	leveldb_t              *db;       /* NULL while released */
-	leveldb_options_t      *options;
 	leveldb_readoptions_t  *read;
 	leveldb_writeoptions_t *write_sync;
 	leveldb_writeoptions_t *write_nosync;
+	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
 };
+
+/* In store_open.cc: LevelDB opened with options the C API lacks. */
+leveldb_t *store_open_tuned(const char *path, int create, char **errptr);
 
 int  store_init(struct store *s, const char *dir);
 void store_dispose(struct store *s);

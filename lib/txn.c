@@ -145,7 +145,7 @@ perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
 		    clock_deadline(db->timeout_ms));
 	if (rc == 0)
 		rc = db_snapshot_read(out, db, row, col, at);
-	store_release(&db->store);
+	db_release(db);
 	return rc;
 }
 
@@ -166,7 +166,7 @@ perc_txn_get(perc_buf *out, perc_txn *txn, perc_bytes row, perc_bytes col,
 		return PERC_ENOTFOUND;
 	rc = db_snapshot_read(out, txn->db, row, col,
 	    txn->journal.start_ts);
-	store_release(&txn->db->store);
+	db_release(txn->db);
 	if ((flags & PERC_GET_LOCK) && w == NULL &&
 	    (rc == 0 || rc == PERC_ENOTFOUND)) {
 		int lrc = journal_append(&txn->journal, OP_LOCK, row, col,

@@ -1,0 +1,263 @@
+/*
+ * tests/bench/bench.c - the measurements make bench cannot take from a
+ * shell: exec latency, in-process transfers (through libperc and
+ * straight on LevelDB), bulk loading, and the store's open time.
+ *
+ *   bench lat N CMD [ARG]...      median wall ms of N runs of CMD
+ *   bench perc DIR N              libperc 2-cell transfers per second
+ *   bench raw DIR N SYNC          the same protocol straight on LevelDB
+ *   bench load DIR CELLS          fill DIR with CELLS cells, 1000 a txn
+ *   bench open DIR N              median ms to open and close the store
+ */
+#include <inttypes.h>
+#include <leveldb/c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perc.h"
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, perc_errmsg());
+	exit(1);
+}
+
+static perc_bytes
+b(const char *s)
+{
+	return (perc_bytes){ s, strlen(s) };
+}
+
+static int
+lat(int n, char **argv)
+{
+	double *t = calloc((size_t)n, sizeof(*t)), start;
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		start = now_ms();
+		if ((pid = fork()) == 0) {
+			if (freopen("/dev/null", "w", stdout) == NULL)
+				_exit(127);
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		t[i] = now_ms() - start;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+			fprintf(stderr, "bench: %s failed\n", argv[0]);
+			return 1;
+		}
+	}
+	printf("%.3f\n", median(t, n));
+	free(t);
+	return 0;
+}
+
+/* Transfers of 1 between accounts a and b through libperc. */
+static int
+perc_transfers(const char *dir, int n)
+{
+	perc_buf va = PERC_BUF_INIT, vb = PERC_BUF_INIT;
+	perc_db *db;
+	perc_txn *txn;
+	perc_ts ts;
+	char num[32];
+	double start;
+	int i;
+
+	if (perc_db_open(&db, dir) < 0 || perc_db_hold(db) < 0)
+		die("open");
+	perc_set(&ts, db, b("a"), b("bal"), b("1000000"));
+	perc_set(&ts, db, b("b"), b("bal"), b("0"));
+	start = now_ms();
+	for (i = 0; i < n; i++) {
+		if (perc_txn_begin(&txn, db) < 0 ||
+		    perc_txn_get(&va, txn, b("a"), b("bal"), 0) < 0 ||
+		    perc_txn_get(&vb, txn, b("b"), b("bal"), 0) < 0)
+			die("read");
+		snprintf(num, sizeof(num), "%ld", atol(va.data) - 1);
+		perc_txn_set(txn, b("a"), b("bal"), b(num));
+		snprintf(num, sizeof(num), "%ld", atol(vb.data) + 1);
+		perc_txn_set(txn, b("b"), b("bal"), b(num));
+		if (perc_txn_commit(&ts, txn) < 0)
+			die("commit");
+		perc_txn_free(txn);
+	}
+	printf("%.0f\n", n / ((now_ms() - start) / 1e3));
+	perc_buf_dispose(&va);
+	perc_buf_dispose(&vb);
+	perc_db_release(db);
+	perc_db_close(db);
+	return 0;
+}
+
+static void
+put(leveldb_writebatch_t *wb, const char *k, const char *v)
+{
+	leveldb_writebatch_put(wb, k, strlen(k), v, strlen(v));
+}
+
+/*
+ * The 2-cell Percolator transfer straight on LevelDB with an in-memory
+ * oracle: read both cells, prewrite both (lock and data), commit the
+ * primary (synced when sync), then the secondary.  The baseline for
+ * what libperc adds.
+ */
+static int
+raw_transfers(const char *dir, int n, int sync)
+{
+	leveldb_options_t *o = leveldb_options_create();
+	leveldb_readoptions_t *r = leveldb_readoptions_create();
+	leveldb_writeoptions_t *ws = leveldb_writeoptions_create();
+	leveldb_writeoptions_t *w = leveldb_writeoptions_create();
+	leveldb_writebatch_t *wb = leveldb_writebatch_create();
+	char *err = NULL, *v, key[64], val[64];
+	uint64_t ts = 1;
+	double start;
+	size_t len;
+	leveldb_t *db;
+	int i, c;
+
+	leveldb_options_set_create_if_missing(o, 1);
+	leveldb_writeoptions_set_sync(ws, (unsigned char)sync);
+	if ((db = leveldb_open(o, dir, &err)) == NULL)
+		return fprintf(stderr, "bench: %s\n", err), 1;
+	start = now_ms();
+	for (i = 0; i < n; i++) {
+		uint64_t start_ts = ts++, commit_ts;
+
+		for (c = 0; c < 2; c++) {       /* read: lock, write, data */
+			snprintf(key, sizeof(key), "%c:lock", 'a' + c);
+			free(leveldb_get(db, r, key, strlen(key), &len, &err));
+			snprintf(key, sizeof(key), "%c:write", 'a' + c);
+			free(leveldb_get(db, r, key, strlen(key), &len, &err));
+			snprintf(key, sizeof(key), "%c:data", 'a' + c);
+			v = leveldb_get(db, r, key, strlen(key), &len, &err);
+			free(v);
+		}
+		for (c = 0; c < 2; c++) {       /* prewrite */
+			leveldb_writebatch_clear(wb);
+			snprintf(key, sizeof(key), "%c:lock", 'a' + c);
+			put(wb, key, "primary");
+			snprintf(key, sizeof(key), "%c:data:%" PRIu64, 'a' + c,
+			    start_ts);
+			snprintf(val, sizeof(val), "%d", i);
+			put(wb, key, val);
+			leveldb_write(db, w, wb, &err);
+		}
+		commit_ts = ts++;
+		for (c = 0; c < 2; c++) {       /* commit primary, secondary */
+			leveldb_writebatch_clear(wb);
+			snprintf(key, sizeof(key), "%c:lock", 'a' + c);
+			leveldb_writebatch_delete(wb, key, strlen(key));
+			snprintf(key, sizeof(key), "%c:write:%" PRIu64, 'a' + c,
+			    commit_ts);
+			put(wb, key, "put");
+			leveldb_write(db, c == 0 ? ws : w, wb, &err);
+		}
+	}
+	printf("%.0f\n", n / ((now_ms() - start) / 1e3));
+	leveldb_close(db);
+	leveldb_writebatch_destroy(wb);
+	leveldb_writeoptions_destroy(w);
+	leveldb_writeoptions_destroy(ws);
+	leveldb_readoptions_destroy(r);
+	leveldb_options_destroy(o);
+	return 0;
+}
+
+static int
+load(const char *dir, long cells)
+{
+	perc_db *db;
+	perc_txn *txn;
+	perc_ts ts;
+	char row[32];
+	long i;
+
+	if (perc_db_open(&db, dir) < 0 || perc_db_hold(db) < 0)
+		die("open");
+	for (i = 0; i < cells; i++) {
+		if (i % 1000 == 0 && perc_txn_begin(&txn, db) < 0)
+			die("begin");
+		snprintf(row, sizeof(row), "row%09ld", i);
+		if (perc_txn_set(txn, b(row), b("c"), b("value")) < 0)
+			die("set");
+		if ((i % 1000 == 999 || i == cells - 1) &&
+		    (perc_txn_commit(&ts, txn) < 0 || (perc_txn_free(txn), 0)))
+			die("commit");
+	}
+	perc_db_release(db);
+	perc_db_close(db);
+	return 0;
+}
+
+static int
+open_time(const char *dir, int n)
+{
+	double *t = calloc((size_t)n, sizeof(*t)), start;
+	perc_db *db;
+	int i;
+
+	if (perc_db_open(&db, dir) < 0)
+		die("open");
+	for (i = 0; i < n; i++) {
+		start = now_ms();
+		if (perc_db_hold(db) < 0)
+			die("hold");
+		perc_db_release(db);
+		t[i] = now_ms() - start;
+	}
+	printf("%.3f\n", median(t, n));
+	perc_db_close(db);
+	free(t);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 3 && strcmp(argv[1], "lat") == 0)
+		return lat(atoi(argv[2]), argv + 3);
+	if (argc == 4 && strcmp(argv[1], "perc") == 0)
+		return perc_transfers(argv[2], atoi(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "raw") == 0)
+		return raw_transfers(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && strcmp(argv[1], "load") == 0)
+		return load(argv[2], atol(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "open") == 0)
+		return open_time(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: bench lat|perc|raw|load|open ...\n");
+	return 2;
+}

@@ -1,0 +1,199 @@
+#!/bin/bash
+# tests/bench/run.sh - make bench: every figure of the performance issue,
+# measured in this one run, printed with its ratio and its target, and
+# written to tests/bench/results.tsv.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+export PATH="$top:$PATH"
+bench="$here/bench"
+work=$(mktemp -d "${TMPDIR:-/tmp}/perc-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tsv="$here/results.tsv"
+SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
+n() { awk -v n="$1" -v s="$SCALE" 'BEGIN { v = int(n * s); print v < 1 ? 1 : v }'; }
+
+printf 'figure\tvalue\tunit\tbaseline\tratio\ttarget\n' > "$tsv"
+# report FIGURE VALUE UNIT BASELINE TARGET: ratio = value / baseline
+report() {
+	local ratio
+	ratio=$(awk -v a="$2" -v b="$4" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
+	printf '%-44s %12s %-8s %10s %7s   target %s\n' "$1" "$2" "$3" "$4" \
+	    "$ratio" "$5"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$ratio" "$5" \
+	    >> "$tsv"
+}
+
+fresh() { rm -rf "$1"; perc init "$1"; }
+
+echo "== per-command latency (median ms) against the exec floor"
+export PERC_DIR="$work/lat"
+fresh "$PERC_DIR"
+perc set a c 1; perc set b c 2
+floor=$("$bench" lat "$(n 300)" /bin/true)
+t=$(perc begin)
+report "exec of /bin/true" "$floor" ms "$floor" "-"
+report "perc ts latency" "$("$bench" lat "$(n 200)" perc ts)" ms "$floor" "-"
+report "perc begin latency" "$("$bench" lat "$(n 200)" perc begin)" ms \
+    "$floor" "<= 1.3"
+report "perc get latency" "$("$bench" lat "$(n 200)" perc get a c)" ms \
+    "$floor" "<= 2.0"
+report "perc set -t latency" "$("$bench" lat "$(n 200)" perc set -t "$t" a c \
+    x)" ms "$floor" "<= 1.3"
+report "perc scan latency (2 cells)" "$("$bench" lat "$(n 200)" perc scan)" \
+    ms "$floor" "-"
+# commit: a fresh two-cell transaction each time, made outside the timing
+cat > "$work/commit1" <<'SH'
+#!/bin/sh
+exec perc commit -t "$(cat "$PERC_BENCH_TXN")"
+SH
+chmod +x "$work/commit1"
+ctimes=()
+for i in $(seq "$(n 100)"); do
+	t=$(perc begin); perc set -t "$t" a c "$i" b c "$i"
+	ctimes+=("$("$bench" lat 1 perc commit -t "$t")")
+done
+med=$(printf '%s\n' "${ctimes[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] }')
+report "perc commit latency (2 cells)" "$med" ms "$floor" "-"
+
+echo "== shell bank transfers per second (10 accounts)"
+accounts=10
+setup_perc() {
+	fresh "$1"
+	for i in $(seq 0 $((accounts - 1))); do perc -d "$1" set "acct$i" bal 1000; done
+}
+setup_sqlite() {
+	rm -f "$1"
+	sqlite3 "$1" 'PRAGMA journal_mode=WAL; CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER);' >/dev/null
+	for i in $(seq 0 $((accounts - 1))); do
+		sqlite3 "$1" "INSERT INTO acct VALUES ($i, 1000);"
+	done
+}
+pick() { from=$((RANDOM % accounts)); to=$(((from + 1 + RANDOM % (accounts - 1)) % accounts)); }
+
+xfer_separate() {       # DIR COUNT
+	local k t a b rc
+	for k in $(seq "$2"); do
+		pick
+		while :; do
+			t=$(perc -d "$1" begin)
+			a=$(perc -d "$1" get -t "$t" "acct$from" bal)
+			b=$(perc -d "$1" get -t "$t" "acct$to" bal)
+			perc -d "$1" set -t "$t" "acct$from" bal $((a - 1))
+			perc -d "$1" set -t "$t" "acct$to" bal $((b + 1))
+			rc=0; perc -d "$1" commit -t "$t" >/dev/null 2>&1 || rc=$?
+			[ $rc -eq 0 ] && break
+			[ $rc -eq 3 ] || return 1
+		done
+	done
+}
+xfer_multi() {
+	local k t a b rc
+	for k in $(seq "$2"); do
+		pick
+		while :; do
+			t=$(perc -d "$1" begin)
+			{ read -r a; read -r b; } < <(perc -d "$1" get -t "$t" \
+			    "acct$from" bal "acct$to" bal)
+			perc -d "$1" set -t "$t" "acct$from" bal $((a - 1)) \
+			    "acct$to" bal $((b + 1))
+			rc=0; perc -d "$1" commit -t "$t" >/dev/null 2>&1 || rc=$?
+			[ $rc -eq 0 ] && break
+			[ $rc -eq 3 ] || return 1
+		done
+	done
+}
+xfer_coproc() {
+	local k t a b st res
+	coproc P { perc -d "$1" shell; }
+	ask() { echo "$*" >&"${P[1]}"; read -r st res <&"${P[0]}"; }
+	for k in $(seq "$2"); do
+		pick
+		while :; do
+			ask begin; t=$res
+			ask get -t "$t" "acct$from" bal; a=$res
+			ask get -t "$t" "acct$to" bal; b=$res
+			ask set -t "$t" "acct$from" bal $((a - 1))
+			ask set -t "$t" "acct$to" bal $((b + 1))
+			ask commit -t "$t"
+			[ "$st" = ok ] && break
+			case $res in "3 "*) ;; *) return 1 ;; esac
+		done
+	done
+	exec {P[1]}>&-
+	wait "$P_PID" 2>/dev/null || true
+}
+xfer_sqlite() {
+	local k
+	for k in $(seq "$2"); do
+		pick
+		sqlite3 -cmd '.timeout 30000' "$1" "BEGIN IMMEDIATE;
+		    SELECT bal FROM acct WHERE id=$from;
+		    SELECT bal FROM acct WHERE id=$to;
+		    UPDATE acct SET bal=bal-1 WHERE id=$from;
+		    UPDATE acct SET bal=bal+1 WHERE id=$to; COMMIT;" >/dev/null
+	done
+}
+# rate KIND WORKERS COUNT-PER-WORKER: transfers per second
+rate() {
+	local kind=$1 workers=$2 count=$3 store="$work/$1-$2" start end i
+	if [ "$kind" = sqlite ]; then setup_sqlite "$store"; else setup_perc "$store"; fi
+	start=$(date +%s.%N)
+	for i in $(seq "$workers"); do "xfer_$kind" "$store" "$count" & done
+	wait
+	end=$(date +%s.%N)
+	awk -v n=$((workers * count)) -v s="$start" -v e="$end" \
+	    'BEGIN { printf "%.0f", n / (e - s) }'
+}
+if command -v sqlite3 >/dev/null; then
+	for w in 1 4; do
+		c=$(n $((200 / w)))
+		sq=$(rate sqlite "$w" "$c")
+		report "sqlite3 CLI transfers/s, $w worker(s)" "$sq" "/s" "$sq" "-"
+		report "perc separate commands, $w worker(s)" \
+		    "$(rate separate "$w" "$c")" "/s" "$sq" ">= 1.0"
+		report "perc multi-cell commands, $w worker(s)" \
+		    "$(rate multi "$w" "$c")" "/s" "$sq" ">= 1.0"
+		report "perc shell coprocess, $w worker(s)" \
+		    "$(rate coproc "$w" "$c")" "/s" "$sq" ">= 5.0"
+	done
+else
+	echo "(sqlite3 not installed: apt-get install sqlite3 for the comparison)"
+fi
+
+echo "== in-process transfers per second"
+raw=$("$bench" raw "$work/raw-nosync" "$(n 20000)" 0)
+report "LevelDB 2-cell protocol, no sync" "$raw" "/s" "$raw" "-"
+fresh "$work/inproc-nosync"
+report "libperc transfers, no sync" "$(PERC_UNSAFE_NOSYNC=1 "$bench" perc \
+    "$work/inproc-nosync" "$(n 20000)")" "/s" "$raw" ">= 0.8"
+raw=$("$bench" raw "$work/raw-sync" "$(n 2000)" 1)
+report "LevelDB 2-cell protocol, synced commit" "$raw" "/s" "$raw" "-"
+fresh "$work/inproc-sync"
+report "libperc transfers, synced commit" "$("$bench" perc \
+    "$work/inproc-sync" "$(n 2000)")" "/s" "$raw" ">= 0.8"
+
+echo "== oracle"
+s=$(date +%s.%N); perc -d "$work/lat" ts -n 1000000 > /dev/null; e=$(date +%s.%N)
+report "perc ts -n 1000000, timestamps/s" \
+    "$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.0f", 1e6 / (e - s) }')" \
+    "/s" 2000000 ">= 1.0"
+
+echo "== get latency against table size"
+fresh "$work/small"; "$bench" load "$work/small" 1000
+fresh "$work/big"; "$bench" load "$work/big" "$(n 1000000)"
+small=$("$bench" lat "$(n 200)" perc -d "$work/small" get row000000500 c)
+big=$("$bench" lat "$(n 200)" perc -d "$work/big" get row000000500 c)
+report "get at 1,000 cells" "$small" ms "$small" "-"
+report "get at $(n 1000000) cells" "$big" ms "$small" "<= 1.3"
+
+echo "== store open time over 10,000 writing commands"
+fresh "$work/open"
+for i in $(seq 100); do perc -d "$work/open" set "k$i" c v; done
+first=$("$bench" open "$work/open" 100)
+for i in $(seq 101 "$(n 10000)"); do perc -d "$work/open" set "k$i" c v; done
+last=$("$bench" open "$work/open" 100)
+report "store open after 100 commands" "$first" ms "$first" "-"
+report "store open after $(n 10000) commands" "$last" ms "$first" "<= 1.2"
+echo "table files in the store: $(ls "$work/open/store" | grep -c '\.ldb$' || true)"
+echo "results written to $tsv"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# tests/chaos.bats - a short run of tests/chaos.sh: transfers under
+# failpoints, kill -9 and concurrent readers and resolvers
+
+load helpers
+
+setup() {
+	CHAOS="$BATS_TEST_DIRNAME/chaos.sh"
+	PERC_BIN=$(command -v perc)
+}
+
+# bats test_tags=slow
+@test "20 s of chaos with 4 workers: every invariant holds" {
+	run -0 timeout 300 env PERC_BUILD="$(dirname "$PERC_BIN")" \
+	    "$CHAOS" "$BATS_TEST_TMPDIR/db" 20 4 3>&-
+	assert_output --partial 'chaos: all invariants hold'
+	# It did crash, kill and commit something.
+	[[ $output =~ chaos:\ ([0-9]+)\ commits\ printed ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
+	[[ $output =~ ([0-9]+)\ failpoint\ crashes ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
+	[[ $output =~ ([0-9]+)\ kills ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
+	[[ $output =~ ([0-9]+)\ snapshots\ checked ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
+}
+
+# bats test_tags=slow
+@test "chaos.sh catches a perc that breaks an invariant" {
+	# A perc that, now and then, writes a balance one too high.
+	mkdir "$BATS_TEST_TMPDIR/bad"
+	cat > "$BATS_TEST_TMPDIR/bad/perc" <<-SH
+	#!/bin/bash
+	if [ "\$1" = set ] && [ "\${5:-}" = bal ] && [ \$((RANDOM % 20)) -eq 0 ]; then
+	    exec "$PERC_BIN" set -t "\$3" "\$4" bal "\$((\$6 + 1))"
+	fi
+	exec "$PERC_BIN" "\$@"
+	SH
+	chmod +x "$BATS_TEST_TMPDIR/bad/perc"
+	run -1 timeout 300 env PERC_BUILD="$BATS_TEST_TMPDIR/bad" \
+	    "$CHAOS" "$BATS_TEST_TMPDIR/db" 6 2 3>&-
+	assert_output --partial 'violations'
+	assert_output --partial 'final total is'
+}
+
+@test "chaos.sh usage errors: exit 2" {
+	run -2 "$CHAOS"
+	run -2 "$CHAOS" "$BATS_TEST_TMPDIR/db" 10
+	run -2 "$CHAOS" "$BATS_TEST_TMPDIR/db" ten 2
+	run -2 "$CHAOS" "$BATS_TEST_TMPDIR/db" 10 0
+	mkdir "$BATS_TEST_TMPDIR/full"
+	touch "$BATS_TEST_TMPDIR/full/x"
+	run -2 "$CHAOS" "$BATS_TEST_TMPDIR/full" 1 1
+	[ "$(ls "$BATS_TEST_TMPDIR/full")" = x ]
+}

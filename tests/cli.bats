@@ -1,0 +1,265 @@
+#!/usr/bin/env bats
+# tests/cli.bats - rules every command keeps (after git's t0012-help.sh)
+
+load helpers
+
+@test "every command answers -h and --help outside a data directory" {
+	mkdir "$BATS_TEST_TMPDIR/cwd"
+	cd "$BATS_TEST_TMPDIR/cwd"
+	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
+	for c in $COMMANDS; do
+		for h in -h --help; do
+			run -0 --separate-stderr perc "$c" "$h"
+			[ -z "$stderr" ] || fail "perc $c $h wrote to stderr: $stderr"
+			[ "${#lines[@]}" -eq 1 ] || fail "perc $c $h: ${#lines[@]} lines"
+			[[ "${lines[0]} " == "usage: perc $c "* ]] ||
+				fail "perc $c $h: '${lines[0]}'"
+		done
+	done
+	[ ! -e "$PERC_DIR" ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/cwd")" ]
+}
+
+@test "-h wins over the other arguments and needs no data directory" {
+	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
+	run -0 --separate-stderr perc get -h r c
+	[ -z "$stderr" ]
+	[[ $output == "usage: perc get "* ]]
+	run -0 --separate-stderr perc commit -t 12 -h
+	[ -z "$stderr" ]
+	[[ $output == "usage: perc commit "* ]]
+}
+
+@test "a link named perc-COMMAND behaves as perc COMMAND" {
+	for c in $COMMANDS; do
+		[ -L "$PERC_BUILD/perc-$c" ] || [ -x "$PERC_BUILD/perc-$c" ]
+		run -0 --separate-stderr "perc-$c" -h
+		[ -z "$stderr" ]
+		[[ "${lines[0]} " == "usage: perc $c "* ]]
+	done
+	perc_fresh_dir
+	run -0 --separate-stderr perc-set r c 'via link'
+	assert_output ''
+	run -0 perc-get r c
+	assert_output 'via link'
+	run -0 perc-ts -n 2
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "a link named after no command is a usage error" {
+	ln -s "$PERC_BUILD/perc" "$BATS_TEST_TMPDIR/perc-frobnicate"
+	run -2 --separate-stderr "$BATS_TEST_TMPDIR/perc-frobnicate"
+	assert_error_line '*frobnicate*'
+	assert_output ''
+}
+
+@test "perc --version prints the version" {
+	run -0 --separate-stderr perc --version
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 1 ]
+	version=$(sed -n 's/^VERSION *= *//p' "$PERC_SRC/Makefile")
+	assert_output "perc $version"
+}
+
+@test "an unknown command is a usage error: exit 2, one line" {
+	run -2 --separate-stderr perc frobnicate
+	assert_error_line '*frobnicate*'
+	assert_output ''
+	# Commands that are planned but do not exist yet are unknown too.
+	run -2 --separate-stderr perc frobnicate --help
+	assert_error_line
+	assert_output ''
+}
+
+@test "perc with no command is a usage error" {
+	run -2 --separate-stderr perc
+	assert_error_line 'usage: perc *'
+	assert_output ''
+	run -2 --separate-stderr perc -d "$BATS_TEST_TMPDIR"
+	assert_error_line 'usage: perc *'
+	run -2 --separate-stderr perc --bogus get r c
+	assert_error_line
+	assert_output ''
+}
+
+@test "every man page lints clean" {
+	n=0
+	for f in "$PERC_SRC"/man/*.1; do
+		run -0 mandoc -T lint -W warning "$f"
+		assert_output ''
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+	for c in $COMMANDS; do
+		[ -f "$PERC_SRC/man/perc-$c.1" ] || fail "no man page for $c"
+	done
+	[ -f "$PERC_SRC/man/perc.1" ]
+}
+
+@test "each usage line matches the SYNOPSIS of its man page" {
+	set -f
+	for c in $COMMANDS; do
+		syn=$(mandoc -T ascii "$PERC_SRC/man/perc-$c.1" | sed 's/.\x08//g' |
+		    awk '/^SYNOPSIS/ { f = 1; next } /^[A-Z]/ { f = 0 } f')
+		use=$(perc "$c" -h)
+		[ -n "$syn" ] || fail "no SYNOPSIS in perc-$c.1"
+		# unquoted echo on purpose: it squeezes the blanks
+		a=$(echo $syn | tr a-z A-Z)
+		b=$(echo ${use#usage: } | tr a-z A-Z)
+		[ "$a" = "$b" ] || fail "perc-$c.1 says '$a', perc $c -h says '$b'"
+	done
+	set +f
+}
+
+@test "perc.1 lists every command" {
+	page=$(mandoc -T ascii "$PERC_SRC/man/perc.1" | sed 's/.\x08//g')
+	for c in $COMMANDS; do
+		grep -Eq "^ +$c +[A-Z]" <<<"$page" || fail "perc.1 does not list $c"
+		grep -q "perc-$c(1)" <<<"$page" || fail "perc.1: no SEE ALSO perc-$c(1)"
+	done
+}
+
+@test "perc help lists the commands" {
+	cd "$BATS_TEST_TMPDIR"
+	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
+	run -0 --separate-stderr perc help
+	[ -z "$stderr" ]
+	for c in $COMMANDS; do
+		printf '%s\n' "${lines[@]}" | grep -Eq "^ *$c( |$)" ||
+			fail "perc help does not list $c"
+	done
+	[ ! -e "$PERC_DIR" ]
+}
+
+@test "perc help COMMAND shows its manual page" {
+	command -v man > /dev/null || skip "man(1) is not installed"
+	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
+	run -0 timeout 20 perc help get < /dev/null
+	[[ $output == *PERC-GET* ]]
+	[[ $output == *"perc get"* ]]
+}
+
+@test "perc help of an unknown command is a usage error" {
+	run -2 --separate-stderr perc help frobnicate
+	assert_error_line '*frobnicate*'
+	assert_output ''
+	run -2 --separate-stderr perc help get set
+	assert_usage_error
+}
+
+@test "every command that needs one refuses a non-data directory: exit 6" {
+	for c in $DATA_COMMANDS; do
+		case $c in
+		get | del) args=(r c) ;;
+		show) args=(r) ;;
+		set) args=(r c v) ;;
+		commit | abort) args=(-t 1) ;;
+		*) args=() ;;
+		esac
+		assert_exit_6_outside "$c" "${args[@]}"
+	done
+}
+
+@test "-d DIR may stand before or after the command name" {
+	perc_fresh_dir one
+	perc_fresh_dir two
+	unset PERC_DIR
+	cd "$BATS_TEST_TMPDIR"
+	perc -d one set r c 1
+	perc set -d two r c 2
+	perc --dir one set r d 3
+	perc set --dir two r d 4
+	perc --dir=one set r e 5
+	perc set --dir=two r e 6
+	run -0 perc -d one scan
+	assert_output "$(printf 'r\tc\t1\nr\td\t3\nr\te\t5')"
+	run -0 perc scan -d two
+	assert_output "$(printf 'r\tc\t2\nr\td\t4\nr\te\t6')"
+}
+
+@test "the data directory is -d, else PERC_DIR, else the current directory" {
+	perc_fresh_dir one
+	perc_fresh_dir two
+	perc_fresh_dir three
+	perc -d "$BATS_TEST_TMPDIR/one" set r c one
+	perc -d "$BATS_TEST_TMPDIR/two" set r c two
+	perc -d "$BATS_TEST_TMPDIR/three" set r c three
+	cd "$BATS_TEST_TMPDIR/three"
+	export PERC_DIR="$BATS_TEST_TMPDIR/two"
+	run -0 perc -d "$BATS_TEST_TMPDIR/one" get r c
+	assert_output one
+	run -0 perc get r c
+	assert_output two
+	unset PERC_DIR
+	run -0 perc get r c
+	assert_output three
+}
+
+@test "-- ends the options, so a ROW may begin with '-'" {
+	perc_fresh_dir
+	run -0 perc set -- -7 balance 100
+	run -0 perc set -- --dir c v
+	run -0 perc get -- -7 balance
+	assert_output 100
+	t=$(perc begin)
+	run -0 perc set -t "$t" -- -h c w
+	run -0 perc get -t "$t" -- -h c
+	assert_output w
+	run -0 perc commit -t "$t"
+	run -0 perc scan
+	assert_output "$(printf -- '--dir\tc\tv\n-7\tbalance\t100\n-h\tc\tw')"
+	run -0 perc del -- -7 balance
+	run -1 perc get -- -7 balance
+	# Without --, -7 is taken for an option.
+	run -2 --separate-stderr perc get -7 balance
+	assert_usage_error
+}
+
+@test "options end at the first operand, so a VALUE may begin with '-'" {
+	perc_fresh_dir
+	run -0 perc set account7 balance -30
+	run -0 perc get account7 balance
+	assert_output -30
+	run -0 perc set account7 balance --help
+	run -0 perc get account7 balance
+	assert_output --help
+}
+
+@test "a bad option is a usage error: exit 2, one line on stderr" {
+	perc_fresh_dir
+	for c in $COMMANDS; do
+		for bad in --bogus -Q; do
+			run -2 --separate-stderr perc "$c" "$bad"
+			assert_usage_error
+		done
+	done
+}
+
+@test "a missing option argument is a usage error" {
+	perc_fresh_dir
+	for args in "ts -n" "get -t" "get --at" "set -t" "del -t" \
+	    "commit -t" "abort -t" "scan -t" "scan --at" "scan --prefix" \
+	    "scan --column" "init --observe" "get -d"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr perc $args
+		assert_usage_error
+	done
+}
+
+@test "errors go to stderr as one line, and stdout stays empty" {
+	make_non_data_dirs
+	export PERC_DIR="$BATS_TEST_TMPDIR/missing"
+	run -6 --separate-stderr perc scan
+	assert_error_line 'perc: *'
+	assert_output ''
+}
+
+@test "a full standard output is an I/O error: exit 7" {
+	perc_fresh_dir
+	perc set r c v
+	for args in "ts" "ts -n 3" "get r c" "scan" "begin" "help"; do
+		# shellcheck disable=SC2086
+		run -7 --separate-stderr sh -c 'perc "$@" > /dev/full' sh $args
+		assert_error_line
+	done
+}

@@ -1,0 +1,194 @@
+# tests/helpers.bash - loaded by every tests/*.bats file
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+PERC_BUILD=${PERC_BUILD:-"$BATS_TEST_DIRNAME/.."}
+PERC_SRC=${PERC_SRC:-"$BATS_TEST_DIRNAME/.."}
+PATH="$PERC_BUILD:$PATH"
+
+# The commands that exist; cli.bats walks them all.
+COMMANDS="abort begin commit del get help init resolve-locks run-observer
+	scan scan-notify set shell show ts"
+# The ones that need a data directory.
+DATA_COMMANDS="abort begin commit del get resolve-locks scan scan-notify
+	set shell show ts"
+
+# A fresh, empty data directory (named $1, default "db") for this test.
+perc_fresh_dir() {
+	PERC_DIR="$BATS_TEST_TMPDIR/${1:-db}"
+	export PERC_DIR PERC_LOCK_TIMEOUT=2
+	unset PERC_FAILPOINT PERC_LOCK_TTL
+	perc init "$PERC_DIR"
+}
+
+# Compare a file byte for byte with what printf(1) makes of $1.
+assert_bytes() {
+	printf "$1" > "$BATS_TEST_TMPDIR/expect"
+	cmp "$BATS_TEST_TMPDIR/expect" "$2"
+}
+
+# After `run --separate-stderr`: exactly one line on standard error, one
+# that says something beyond "perc: ", and matching the glob $1 if given.
+assert_error_line() {
+	local msg
+	if [ "${#stderr_lines[@]}" -ne 1 ]; then
+		fail "expected one line on stderr, got ${#stderr_lines[@]}: '$stderr'"
+	fi
+	msg=${stderr_lines[0]#perc:}
+	msg=${msg#"${msg%%[![:space:]]*}"}
+	if [ "${#msg}" -lt 8 ] || [[ $msg != *[[:alpha:]]* ]]; then
+		fail "the error line says nothing: '${stderr_lines[0]}'"
+	fi
+	if [ $# -gt 0 ] && [[ ${stderr_lines[0]} != $1 ]]; then
+		fail "error line '${stderr_lines[0]}' does not match '$1'"
+	fi
+}
+
+# After `run --separate-stderr`: a usage error, exit 2 checked by the
+# caller; one line on stderr, nothing on stdout.
+assert_usage_error() {
+	assert_error_line
+	assert_output ''
+}
+
+# The three kinds of directory that are not perc data directories, made
+# under $BATS_TEST_TMPDIR: missing, empty and foreign (holds a file).
+make_non_data_dirs() {
+	rm -rf "$BATS_TEST_TMPDIR/missing"
+	mkdir -p "$BATS_TEST_TMPDIR/empty" "$BATS_TEST_TMPDIR/foreign"
+	echo precious > "$BATS_TEST_TMPDIR/foreign/notes.txt"
+}
+
+# Check that make_non_data_dirs' directories are as they were made.
+assert_non_data_dirs_untouched() {
+	[ ! -e "$BATS_TEST_TMPDIR/missing" ] ||
+		fail "a command created $BATS_TEST_TMPDIR/missing"
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/empty")" ] ||
+		fail "a command wrote into an empty directory"
+	[ "$(ls -A "$BATS_TEST_TMPDIR/foreign")" = notes.txt ] ||
+		fail "a command wrote into a foreign directory"
+}
+
+# Run "perc ARGS..." against each non-data directory: exit 6, one line.
+assert_exit_6_outside() {
+	local d
+	make_non_data_dirs
+	for d in missing empty foreign; do
+		PERC_DIR="$BATS_TEST_TMPDIR/$d" run -6 --separate-stderr perc "$@"
+		assert_error_line '*not a perc data directory*'
+		assert_output ''
+	done
+	assert_non_data_dirs_untouched
+}
+
+# Background jobs started by a test, killed by teardown.
+BG_PIDS=()
+
+teardown() {
+	kill_bg
+}
+
+kill_bg() {
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	BG_PIDS=()
+}
+
+# Hold the flock(2) lock on file $1 from a background process, the way
+# another perc process would, until release_flock.  Waits (bounded)
+# until the lock is really held.
+hold_flock() {
+	local i
+	( exec 9>>"$1"; flock 9; exec sleep 60 ) 3>&- &
+	FLOCK_PID=$!
+	BG_PIDS+=("$FLOCK_PID")
+	for i in $(seq 100); do
+		flock -n "$1" true || return 0
+		sleep 0.05
+	done
+	fail "could not see $1 locked"
+}
+
+release_flock() {
+	kill "$FLOCK_PID"
+	wait "$FLOCK_PID" || true
+}
+
+# Wait (bounded) until a reader of cell ($1, $2) times out on a live
+# lock, while process $3, its owner, still runs.  Twice in a row, so
+# that a store busy for a moment is not taken for the lock.
+wait_for_live_lock() {
+	local row=$1 col=$2 pid=$3 i rc seen=0
+	for i in $(seq 50); do
+		rc=0
+		PERC_LOCK_TIMEOUT=0.2 perc get "$row" "$col" > /dev/null 2>&1 ||
+			rc=$?
+		if [ "$rc" -eq 4 ]; then
+			seen=$((seen + 1))
+			[ "$seen" -ge 2 ] && return 0
+			continue
+		fi
+		seen=0
+		kill -0 "$pid" 2>/dev/null ||
+			fail "the owner of the lock on ($row, $col) exited early"
+		sleep 0.1
+	done
+	fail "no live lock on ($row, $col) after 50 tries"
+}
+
+# Start "perc commit -t $1" in the background, stopped with its owner
+# alive at failpoint ${4:-after-prewrite} for ${5:-30} seconds, so that
+# cell ($2, $3), one it writes, carries a live lock.  Returns once a
+# reader of that cell times out (exit 4).  The committer's pid is in
+# COMMIT_PID, its standard output in $BATS_TEST_TMPDIR/live-commit.out.
+start_live_commit() {
+	local t=$1 row=$2 col=$3 fp=${4:-after-prewrite}
+	PERC_FAILPOINT="$fp:pause=${5:-30}" perc commit -t "$t" \
+	    > "$BATS_TEST_TMPDIR/live-commit.out" 3>&- &
+	COMMIT_PID=$!
+	BG_PIDS+=("$COMMIT_PID")
+	wait_for_live_lock "$row" "$col" "$COMMIT_PID"
+}
+
+# Kill the paused committer, as a crash would, and reap it.
+kill_live_commit() {
+	kill -9 "$COMMIT_PID"
+	{ wait "$COMMIT_PID"; } 2> /dev/null || true
+}
+
+# A transaction that wrote a=new-a, b=new-b, c=new-c over a=old-a,
+# b=old-b, c=old-c, stopped dead at failpoint $1 (exit 137).  The
+# handle is in T.
+stuck_commit() {
+	perc set a col old-a
+	perc set b col old-b
+	perc set c col old-c
+	T=$(perc begin)
+	perc set -t "$T" a col new-a
+	perc set -t "$T" b col new-b
+	perc set -t "$T" c col new-c
+	run -137 env PERC_FAILPOINT="$1" perc commit -t "$T"
+	assert_output ''
+}
+
+# Print the values of a, b and c in column col, '-' for none, on one line.
+abc() {
+	local r v rc out=
+	for r in a b c; do
+		rc=0
+		v=$(perc get "$r" col) || rc=$?
+		case $rc in
+		0) ;;
+		1) v=- ;;
+		*) v="exit$rc" ;;
+		esac
+		out="$out$v "
+	done
+	echo "${out% }"
+}
