@@ -354,6 +354,8 @@ writeset_fold(struct writeset *ws)
 {
 	size_t i, keep = 0;
 
+	if (ws->n == 0)
+		return;
 	qsort(ws->w, ws->n, sizeof(*ws->w), write_seq_cmp);
 	for (i = 0; i < ws->n; i++) {
 		ws->w[i].ack = ws->w[i].op == OP_ACK;
