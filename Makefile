@@ -88,6 +88,35 @@ check-asan:
 	    STATIC_LIBS='-lleveldb -lpthread' \
 	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
 
+# libFuzzer targets for every decoder of bytes from disk or a user, built
+# with clang, ASan and UBSan in their own tree; each runs FUZZ_SECONDS
+# from its seed corpus in tests/fuzz/corpus.  A crash input belongs in
+# that corpus, where every later run replays it first.
+FUZZ_SECONDS = 30
+FUZZERS = key records journal escape files
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz:
+	rm -rf build-fuzz && mkdir build-fuzz
+	git ls-files | tar -cf - -T - | tar -xf - -C build-fuzz
+	$(MAKE) -C build-fuzz libperc.a CC=clang CXX=clang++ \
+	    CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link'
+	for f in $(FUZZERS); do \
+	    clang++ -x c -std=c11 -D_GNU_SOURCE -Ilib $(FUZZ_FLAGS) \
+	        -fsanitize=fuzzer tests/fuzz/fuzz_$$f.c -x none \
+	        build-fuzz/libperc.a -lleveldb -lpthread \
+	        -o build-fuzz/fuzz_$$f || exit 1; \
+	done
+	for f in $(FUZZERS); do \
+	    mkdir -p build-fuzz/corpus-$$f && \
+	    cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
+	    echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
+	    build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+	        -artifact_prefix=build-fuzz/crash-$$f- \
+	        build-fuzz/corpus-$$f 2>&1 | grep -E '^Done [0-9]+ runs|ERROR|SUMMARY' ; \
+	    ls build-fuzz/crash-$$f-* >/dev/null 2>&1 && exit 1; \
+	    echo "fuzz_$$f: corpus $$(ls build-fuzz/corpus-$$f | wc -l) inputs"; \
+	done
+
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCDIR)
@@ -129,7 +158,7 @@ format:
 clean distclean:
 	rm -f perc perc-* libperc.* perc.pc tests/*.tap $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/results.tsv
-	rm -rf build-asan demo.db
+	rm -rf build-asan build-fuzz demo.db
 
-.PHONY: all links check test check-asan install install-strip uninstall \
+.PHONY: all links check test check-asan fuzz install install-strip uninstall \
 	bench demo format clean distclean
