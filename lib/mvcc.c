@@ -245,17 +245,15 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 	struct write_rec wr;
 	struct cell c;
 	perc_ts at;
-	int rc;
+	int rc, newer = 0;
 
-	if ((rc = cell_open(&c, db, row, col)) < 0)
-		goto done;
-	rc = cell_lock(blocker, &c);
-	if (rc == 0) {
-		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
-		goto done;
-	}
-	if (rc != PERC_ENOTFOUND || (rc = cell_seek(&c, KIND_WRITE,
-	    UINT64_MAX)) < 0)
+	/*
+	 * Our own write record decides first: after a crash past the
+	 * commit point, newer writes and even a newer lock of others may
+	 * sit on the cell.  Then a lock, then newer writes, conflict.
+	 */
+	if ((rc = cell_open(&c, db, row, col)) < 0 ||
+	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
 		goto done;
 	for (; cell_at(&c, KIND_WRITE, &at, &v) && at >= lock->start_ts;
 	    leveldb_iter_next(c.it)) {
@@ -271,15 +269,23 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 			rc = PERC_ECOMMITTED;
 			goto done;
 		}
-		if (!write_conflicts(w, &wr))
-			continue;
+		newer |= write_conflicts(w, &wr);
+	}
+	if ((rc = store_iter_error(c.it)) < 0)
+		goto done;
+	rc = cell_lock(blocker, &c);
+	if (rc == 0) {
+		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
+		goto done;
+	}
+	if (rc != PERC_ENOTFOUND)
+		goto done;
+	if (newer) {
 		rc = conflict(row, col, w->ack ? "another observer or writer "
 		    "got there after this one began" : "another transaction "
 		    "committed it after this one began");
 		goto done;
 	}
-	if ((rc = store_iter_error(c.it)) < 0)
-		goto done;
 
 	b = leveldb_writebatch_create();
 	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
