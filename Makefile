@@ -117,6 +117,39 @@ fuzz:
 	    echo "fuzz_$$f: corpus $$(ls build-fuzz/corpus-$$f | wc -l) inputs"; \
 	done
 
+# The bats suite (or the files in VALGRIND_TESTS) with every perc run
+# under valgrind's memcheck, built dynamically (memcheck cannot watch the
+# allocator of a static binary); any error or definite leak fails it.
+VALGRIND_TESTS = tests
+check-valgrind:
+	rm -rf build-valgrind && mkdir build-valgrind
+	git ls-files | tar -cf - -T - | tar -xf - -C build-valgrind
+	$(MAKE) -C build-valgrind all tests/unit/unit \
+	    STATIC_LIBS='-lleveldb -lpthread' CFLAGS='-O1 -g'
+	mkdir build-valgrind/vg
+	for c in perc $$(cd build-valgrind && ls perc-*); do \
+	    printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --trace-children=no %s/build-valgrind/%s "$$@"\n' \
+	        "$$PWD" "$$c" > build-valgrind/vg/$$c && \
+	    chmod +x build-valgrind/vg/$$c || exit 1; \
+	done
+	valgrind -q --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite build-valgrind/tests/unit/unit \
+	    > build-valgrind/unit.tap
+	PERC_BUILD="$$PWD/build-valgrind/vg" PERC_TEST_LOCK_TIMEOUT=20 \
+	    $(BATS) --tap $(VALGRIND_TESTS) | tee build-valgrind/bats.tap | \
+	    grep -v '^ok'; \
+	awk '/^ok/ { p++ } /^not ok/ { f++ } \
+	    END { printf "valgrind: %d passed, %d failed\n", p, f; exit f > 0 }' \
+	    build-valgrind/unit.tap build-valgrind/bats.tap
+
+# A long chaos run: workers transfer money while others are killed and
+# commits stop at every failpoint; then every invariant is checked.
+CHAOS_SECONDS = 300
+CHAOS_WORKERS = 6
+chaos: all
+	d=$$(mktemp -d) && tests/chaos.sh "$$d/db" $(CHAOS_SECONDS) \
+	    $(CHAOS_WORKERS); rc=$$?; rm -rf "$$d"; exit $$rc
+
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCDIR)
@@ -158,7 +191,7 @@ format:
 clean distclean:
 	rm -f perc perc-* libperc.* perc.pc tests/*.tap $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/results.tsv
-	rm -rf build-asan build-fuzz demo.db
+	rm -rf build-asan build-fuzz build-valgrind demo.db
 
-.PHONY: all links check test check-asan fuzz install install-strip uninstall \
-	bench demo format clean distclean
+.PHONY: all links check test check-asan check-valgrind fuzz chaos install \
+	install-strip uninstall bench demo format clean distclean

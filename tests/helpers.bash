@@ -17,7 +17,7 @@ DATA_COMMANDS="abort begin commit del get resolve-locks scan scan-notify
 # A fresh, empty data directory (named $1, default "db") for this test.
 perc_fresh_dir() {
 	PERC_DIR="$BATS_TEST_TMPDIR/${1:-db}"
-	export PERC_DIR PERC_LOCK_TIMEOUT=2
+	export PERC_DIR PERC_LOCK_TIMEOUT=${PERC_TEST_LOCK_TIMEOUT:-2}
 	unset PERC_FAILPOINT PERC_LOCK_TTL
 	perc init "$PERC_DIR"
 }
