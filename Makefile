@@ -7,6 +7,7 @@ LIBDIR     = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include
 MANDIR     = $(PREFIX)/share/man
 PCDIR      = $(LIBDIR)/pkgconfig
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 
 CC      = cc
 CXX     = c++
@@ -59,10 +60,12 @@ perc: $(CMDOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(CMDOBJ) libperc.a $(STATIC_LIBS)
 links: perc
 	for c in $(COMMANDS); do ln -sf perc perc-$$c; done
-perc.pc: perc.pc.in Makefile
+# Made again on every run: PREFIX may differ between make and make install.
+perc.pc: perc.pc.in FORCE
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
 	    -e 's|@includedir@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    perc.pc.in > $@
+FORCE:
 tests/unit/unit: $(TESTOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(STATIC_LIBS)
 
@@ -152,7 +155,8 @@ chaos: all
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCDIR)
+	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL_PROGRAM) perc $(DESTDIR)$(BINDIR)
 	for c in $(COMMANDS); do ln -sf perc $(DESTDIR)$(BINDIR)/perc-$$c; done
 	$(INSTALL) -m 644 libperc.a $(DESTDIR)$(LIBDIR)
@@ -162,6 +166,7 @@ install: all
 	$(INSTALL) -m 644 lib/perc.h $(DESTDIR)$(INCLUDEDIR)
 	$(INSTALL) -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 perc.pc $(DESTDIR)$(PCDIR)
+	$(INSTALL) -m 644 cmd/perc.bash-completion $(DESTDIR)$(BASHCOMPDIR)/perc
 
 install-strip:
 	$(MAKE) INSTALL_PROGRAM='$(INSTALL) -m 755 -s' install
@@ -170,7 +175,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perc $(DESTDIR)$(BINDIR)/perc-*
 	rm -f $(DESTDIR)$(LIBDIR)/libperc.* $(DESTDIR)$(INCLUDEDIR)/perc.h
 	rm -f $(DESTDIR)$(MANDIR)/man1/perc.1 $(DESTDIR)$(MANDIR)/man1/perc-*.1
-	rm -f $(DESTDIR)$(PCDIR)/perc.pc
+	rm -f $(DESTDIR)$(PCDIR)/perc.pc $(DESTDIR)$(BASHCOMPDIR)/perc
 
 tests/bench/bench: tests/bench/bench.c libperc.a
 	$(CXX) -x c -std=c11 $(PERC_CFLAGS) $(CFLAGS) -x none $(LDFLAGS) -o $@ \
@@ -193,5 +198,5 @@ clean distclean:
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/results.tsv
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
-.PHONY: all links check test check-asan check-valgrind fuzz chaos install \
+.PHONY: FORCE all links check test check-asan check-valgrind fuzz chaos install \
 	install-strip uninstall bench demo format clean distclean

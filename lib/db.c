@@ -164,28 +164,31 @@ mkdir_p(const char *path)
 }
 
 /*
- * May init build a data directory in path?  Yes when it is empty or
- * holds only what an interrupted init leaves behind.
+ * May init build a data directory in path?  Yes when it is empty, or
+ * when an init was interrupted there: init leaves its mark, INIT_MARK,
+ * until the config is written.  A data directory that lost its config
+ * has no mark and is refused, so that its oracle is never reset.
  */
+#define INIT_MARK ".perc-init"
+
 static int
 dir_is_free(const char *path)
 {
-	static const char *const ours[] = { "store", "store.lock", "oracle",
-		"oracle.lock", "oracle.tmp", "txn", "config.tmp", NULL };
+	char mark[4200];
 	struct dirent *e;
 	DIR *d;
-	int i, ok = 1;
+	int empty = 1;
 
+	dir_path(mark, sizeof(mark), path, INIT_MARK);
+	if (access(mark, F_OK) == 0)
+		return 1;
 	if ((d = opendir(path)) == NULL)
 		return 0;
-	while (ok && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		for (ok = 0, i = 0; ours[i] != NULL && !ok; i++)
-			ok = strcmp(e->d_name, ours[i]) == 0;
-	}
+	while (empty && (e = readdir(d)) != NULL)
+		empty = strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0;
 	closedir(d);
-	return ok;
+	return empty;
 }
 
 /* Add the columns of observe that cols lacks; *changed says if any. */
@@ -245,7 +248,7 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	char sub[4096];
 	perc_buf *cols = NULL;
 	size_t ncols = 0;
-	int rc, changed;
+	int fd, rc, changed;
 
 	dir_path(sub, sizeof(sub), path, "config");
 	if (access(sub, F_OK) == 0)
@@ -256,8 +259,14 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 		    "'%s': %s", path, strerror(errno));
 	if (!dir_is_free(path))
 		return error_set(PERC_ENOTDB, "'%s' is not empty and not a "
-		    "perc data directory; choose an empty or new directory",
+		    "perc data directory (if it was one, its config file is "
+		    "gone: restore it); choose an empty or new directory",
 		    path);
+	dir_path(sub, sizeof(sub), path, INIT_MARK);
+	if ((fd = open(sub, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
+		    strerror(errno));
+	close(fd);
 	dir_path(sub, sizeof(sub), path, "txn");
 	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
@@ -267,6 +276,10 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0)
 		rc = write_config(path, cols, ncols);
 	free_observed(cols, ncols);
+	dir_path(sub, sizeof(sub), path, INIT_MARK);
+	if (rc == 0 && unlink(sub) != 0)
+		rc = error_set(PERC_EIO, "cannot remove '%s': %s", sub,
+		    strerror(errno));
 	return rc;
 }
 

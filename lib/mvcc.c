@@ -138,8 +138,10 @@ mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 		if (w.op == OP_DELETE)
 			break;
 	}
-	if (rc == PERC_ENOTFOUND && store_iter_error(c.it) < 0)
-		rc = PERC_EIO;
+	if (rc >= 0 || rc == PERC_ENOTFOUND) {
+		if (store_iter_error(c.it) < 0)
+			rc = PERC_EIO;  /* a damaged block was stepped over */
+	}
 done:
 	cell_close(&c);
 	return rc;

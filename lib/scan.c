@@ -40,6 +40,7 @@ struct perc_iter {
 	struct item  items[BATCH_CELLS];
 	size_t       n, pos;       /* batch and next unread item */
 	size_t       wpos;         /* next unread write of txn */
+	int          failed;       /* after the batch: this failure */
 };
 
 static int
@@ -147,6 +148,12 @@ fetch(perc_iter *it)
 	li = store_iter(&it->db->store);
 	leveldb_iter_seek(li, it->cursor.data, it->cursor.len);
 	while (it->n < BATCH_CELLS && bytes < BATCH_BYTES) {
+		/*
+		 * A damaged block does not end LevelDB's iteration: it steps
+		 * past and records the error, so look after every seek.
+		 */
+		if ((rc = store_iter_error(li)) < 0)
+			break;
 		if (!leveldb_iter_valid(li) ||
 		    (key = leveldb_iter_key(li, &klen), klen < it->range.len) ||
 		    memcmp(key, it->range.data, it->range.len) != 0) {
@@ -183,6 +190,12 @@ done:
 	db_release(it->db);
 	codec_key_dispose(&k);
 	codec_lock_dispose(&blocker);
+	/* The cells read before a failure still come out, then the failure. */
+	if (rc < 0 && it->n > 0) {
+		it->failed = rc;
+		it->store_done = 1;
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -226,6 +239,8 @@ perc_iter_next(perc_bytes *row, perc_bytes *col, perc_bytes *value,
 		    (rc = fetch(it)) < 0)
 			return rc;
 		item = it->pos < it->n ? &it->items[it->pos] : NULL;
+		if (item == NULL && it->failed < 0)
+			return it->failed;
 		w = next_write(it);
 		if (item == NULL && w == NULL) {
 			if (!it->store_done)

@@ -46,7 +46,10 @@ store_init(struct store *s, const char *dir)
 	s->lockfd = -1;
 	s->path = path_join(dir, "store");
 	s->lockpath = path_join(dir, "store.lock");
-	if (s->path == NULL || s->lockpath == NULL)
+	s->cleanpath = path_join(dir, "store.clean");
+	s->dir = strdup(dir);
+	if (s->path == NULL || s->lockpath == NULL || s->cleanpath == NULL ||
+	    s->dir == NULL)
 		return error_set(PERC_EIO, "out of memory");
 	s->read = leveldb_readoptions_create();
 	leveldb_readoptions_set_verify_checksums(s->read, 1);
@@ -73,6 +76,8 @@ store_dispose(struct store *s)
 	}
 	free(s->path);
 	free(s->lockpath);
+	free(s->cleanpath);
+	free(s->dir);
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
 }
@@ -94,7 +99,7 @@ store_create(const char *dir)
 		goto done;
 	}
 	close(fd);
-	db = store_open_tuned(s.path, 1, &err);
+	db = store_open_tuned(s.path, 1, 0, &err);
 	if (err != NULL)
 		rc = store_fail(err, "cannot create the store");
 	else
@@ -129,7 +134,15 @@ store_acquire(struct store *s, int64_t deadline_ms)
 		return error_set(PERC_EIO, "cannot lock '%s': %s",
 		    s->lockpath, strerror(errno));
 	}
-	s->db = store_open_tuned(s->path, 0, &err);
+	/*
+	 * DIR/store.clean says the last session closed the store after
+	 * writes that all succeeded, so its log ends in a whole record and
+	 * may be appended to.  Otherwise LevelDB turns the log, torn tail
+	 * dropped, into a table and starts a new one.
+	 */
+	s->clean = access(s->cleanpath, F_OK) == 0;
+	s->failed = 0;
+	s->db = store_open_tuned(s->path, 0, s->clean, &err);
 	if (err != NULL) {
 		s->db = NULL;
 		flock(s->lockfd, LOCK_UN);
@@ -142,9 +155,15 @@ store_acquire(struct store *s, int64_t deadline_ms)
 void
 store_release(struct store *s)
 {
+	int fd;
+
 	if (s->db != NULL) {
 		leveldb_close(s->db);
 		s->db = NULL;
+		/* No fsync: a lost marker only costs the next open a table. */
+		if (!s->clean && !s->failed && (fd = open(s->cleanpath,
+		    O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+			close(fd);
 	}
 	if (s->lockfd >= 0) {
 		close(s->lockfd);
@@ -175,15 +194,46 @@ store_get(perc_buf *out, struct store *s, perc_bytes key)
  * atomicity Percolator assumes of its store.  With sync, the write is
  * on disk when this returns, and so is everything written before it.
  */
+/*
+ * Before the first write of a session the clean marker goes, durably:
+ * a crash of the process or the machine during the writes must leave
+ * the next open unwilling to append to a log that may end torn.
+ */
+static int
+mark_dirty(struct store *s)
+{
+	int fd, rc = 0;
+
+	if (unlink(s->cleanpath) != 0 && errno != ENOENT)
+		rc = -1;
+	else if ((fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rc = -1;
+	else {
+		rc = fsync(fd);
+		close(fd);
+	}
+	if (rc != 0)
+		return error_set(PERC_EIO, "cannot update '%s': %s; check "
+		    "that the data directory is writable", s->cleanpath,
+		    strerror(errno));
+	s->clean = 0;
+	return 0;
+}
+
 int
 store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
 {
 	char *err = NULL;
+	int rc;
 
+	if (s->clean && (rc = mark_dirty(s)) < 0)
+		return rc;
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
-	if (err != NULL)
+	if (err != NULL) {
+		s->failed = 1;
 		return store_fail(err, "cannot write the store");
+	}
 	return 0;
 }
 

@@ -9,16 +9,21 @@
 struct store {
 	char                   *path;     /* DIR/store */
 	char                   *lockpath; /* DIR/store.lock */
+	char                   *dir;      /* DIR */
 	int                     lockfd;   /* flock held while open; else -1 */
 	leveldb_t              *db;       /* NULL while released */
 	leveldb_readoptions_t  *read;
 	leveldb_writeoptions_t *write_sync;
 	leveldb_writeoptions_t *write_nosync;
 	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
+	char                   *cleanpath; /* DIR/store.clean */
+	int                     clean;    /* the marker stands */
+	int                     failed;   /* a write failed this session */
 };
 
 /* In store_open.cc: LevelDB opened with options the C API lacks. */
-leveldb_t *store_open_tuned(const char *path, int create, char **errptr);
+leveldb_t *store_open_tuned(const char *path, int create, int reuse_logs,
+                            char **errptr);
 
 int  store_init(struct store *s, const char *dir);
 void store_dispose(struct store *s);

@@ -396,6 +396,31 @@ $(tsv 'c\x00l' data "$START" 'bytes=1 value=v')"
 	refute_line --partial notify
 }
 
+@test "an observer's ack: KIND ack among the writes by TS, DETAIL op=ack start=TS" {
+	perc init --observe obs "$PERC_DIR"
+	put r obs v1
+	s1=$START c1=$COMMIT
+	run -0 timeout 30 perc run-observer --once obs -- true 3>&-
+	put r obs v2
+	s2=$START c2=$COMMIT
+	run -1 timeout 30 perc run-observer --once obs -- false 3>&-
+	run -0 perc show r obs
+	[ "${#lines[@]}" -eq 7 ] || fail "got: $output"
+	assert_line --index 0 "$(tsv obs write "$c2" "op=put start=$s2")"
+	[[ ${lines[1]} =~ ^obs$'\t'ack$'\t'([0-9]+)$'\t'op=ack\ start=([0-9]+)$ ]] ||
+		fail "ack line: '${lines[1]}'"
+	ack_ts=${BASH_REMATCH[1]} ack_start=${BASH_REMATCH[2]}
+	[ "$ack_start" -gt "$c1" ] && [ "$ack_ts" -gt "$ack_start" ] &&
+	    [ "$ack_ts" -lt "$s2" ] || fail "ack at $ack_ts start $ack_start"
+	assert_line --index 2 "$(tsv obs write "$c1" "op=put start=$s1")"
+	assert_line --index 3 "$(tsv obs data "$s2" 'bytes=2 value=v2')"
+	assert_line --index 4 "$(tsv obs data "$s1" 'bytes=2 value=v1')"
+	# Still dirty after the failed run: a notify, then the failure count.
+	[[ ${lines[5]} =~ ^obs$'\t'notify$'\t'[0-9]+$'\t'-$ ]] ||
+		fail "notify line: '${lines[5]}'"
+	assert_line --index 6 "$(tsv obs notify 0 failures=1)"
+}
+
 @test "show -h prints the usage on standard output, exit 0" {
 	run -0 --separate-stderr perc show -h
 	[[ $output == "usage: perc show "* ]]
