@@ -27,7 +27,7 @@ put_string(perc_buf *out, perc_bytes s, int terminate)
 			rc = buf_add(out, "\xff", 1);
 		start = i + 1;
 	}
-	if (rc == 0)
+	if (rc == 0 && start < s.len)
 		rc = buf_add(out, p + start, s.len - start);
 	if (rc == 0 && terminate)
 		rc = buf_add(out, "\0\1", 2);
