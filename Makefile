@@ -150,8 +150,10 @@ check-valgrind:
 CHAOS_SECONDS = 300
 CHAOS_WORKERS = 6
 chaos: all
-	d=$$(mktemp -d) && tests/chaos.sh "$$d/db" $(CHAOS_SECONDS) \
-	    $(CHAOS_WORKERS); rc=$$?; rm -rf "$$d"; exit $$rc
+	d=$$(mktemp -d) && PERC_BUILD="$$PWD" tests/chaos.sh "$$d/db" \
+	    $(CHAOS_SECONDS) $(CHAOS_WORKERS); rc=$$?; \
+	if [ $$rc -eq 0 ]; then rm -rf "$$d"; \
+	else echo "chaos failed; its logs are in $$d/db.chaos"; fi; exit $$rc
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \

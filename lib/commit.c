@@ -232,7 +232,8 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	*out = 0;
 	txn->loaded = 0;
 	writeset_dispose(&txn->writes);
-	if ((rc = journal_take_token(&txn->journal, deadline)) < 0 ||
+	if ((rc = failpoint_check()) < 0 ||
+	    (rc = journal_take_token(&txn->journal, deadline)) < 0 ||
 	    (rc = txn_writes(txn)) < 0)
 		return rc;
 	if (txn->writes.n == 0)

@@ -13,7 +13,33 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "error.h"
 #include "failpoint.h"
+
+/*
+ * PERC_FAILPOINT must name a known point: a typo would otherwise let a
+ * test that means to crash a commit quietly commit instead.
+ */
+int
+failpoint_check(void)
+{
+	static const char *const names[] = { "after-prewrite-primary",
+		"after-prewrite", "after-commit-primary",
+		"after-commit-secondary", NULL };
+	const char *fp = getenv("PERC_FAILPOINT");
+	size_t i, n;
+
+	if (fp == NULL || *fp == '\0')
+		return 0;
+	for (i = 0; names[i] != NULL; i++) {
+		n = strlen(names[i]);
+		if (strncmp(fp, names[i], n) == 0 && (fp[n] == '\0' ||
+		    strncmp(fp + n, ":pause=", 7) == 0))
+			return 0;
+	}
+	return error_set(PERC_EUSAGE, "PERC_FAILPOINT '%.60s' names no "
+	    "failpoint; see perc(1) for the names", fp);
+}
 
 int
 failpoint(perc_db *db, const char *name)

@@ -4,5 +4,6 @@
 
 #include "db.h"
 
+int failpoint_check(void);
 int failpoint(perc_db *db, const char *name);
 #endif

@@ -135,11 +135,12 @@ fail_cmd() {
 	violation "worker $ID: $1 exited $2: $(head -c 300 "$W/err")"
 }
 
-# settle XID T WHY CRASHED_AT_COMMIT_POINT: the commit of T (transfer XID)
-# died (exit 137).  Commit it again, abort it, or leave it, at random,
-# and write down what the store must say about XID.
+# settle XID T FAILPOINT PAST: the commit of T (transfer XID) at
+# FAILPOINT died (exit 137); PAST is yes if it had passed the commit
+# point, no if not, unknown after a kill.  Commit it again, abort it, or
+# leave it, at random, and write down what the store must say about XID.
 settle() {
-	local xid=$1 t=$2 why=$3 past=$4 rc choice=$((RANDOM % 3))
+	local xid=$1 t=$2 past=$4 rc choice=$((RANDOM % 3))
 	FP=
 	case $choice in
 	0)	# Commit it again.
@@ -182,6 +183,8 @@ settle() {
 		0)
 			if [ "$past" = yes ]; then
 				echo "$xid present aborted-after-commit-point" >> "$LOG/expect"
+				# perc-abort(1): past the commit point, exit 3.
+				violation "worker $ID: abort of $t, crashed past its commit point, exited 0"
 			elif [ "$past" = no ]; then
 				echo "$xid absent aborted" >> "$LOG/expect"
 			else
@@ -345,7 +348,7 @@ killer() {
 			    { [ "$cmd" = commit ] || [ $((RANDOM % 3)) -eq 0 ]; }; then
 				# Only a perc process that worker k started, by its
 				# id (read with builtins: perc commands are quick).
-				comm= ppid=
+				comm="" ppid=""
 				read -r _ comm _ ppid _ < "/proc/$pid/stat" 2> /dev/null
 				if [ "$ppid" = "$w" ] && [ "$comm" = "(perc)" ]; then
 					echo "$pid $k $cmd" >> "$LOG/kills"
