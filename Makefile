@@ -76,7 +76,8 @@ check test: all tests/unit/unit
 	    $(CC) -std=c99 -pedantic -Werror -Ilib -fsyntax-only -x c -
 	$(MANDOC) -T lint -W warning man/*.1
 	@tests/unit/unit > tests/unit.tap; urc=$$?; cat tests/unit.tap; \
-	PERC_BUILD="$$PWD" $(BATS) --tap $(BATS_FLAGS) tests > tests/bats.tap; \
+	PERC_BUILD="$$PWD" PERC_TEST_CC='$(CC)' PERC_TEST_CFLAGS='$(CFLAGS)' \
+	    $(BATS) --tap $(BATS_FLAGS) tests > tests/bats.tap; \
 	brc=$$?; cat tests/bats.tap; \
 	cat tests/unit.tap tests/bats.tap | awk \
 	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
