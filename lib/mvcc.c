@@ -75,18 +75,23 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 	return -1;
 }
 
+/*
+ * The lock of the cell, by a point lookup: an iterator would have to
+ * step over every older version of the one lock key that LevelDB still
+ * keeps, one for each commit since the last compaction.
+ */
 static int
-cell_lock(struct lock_rec *out, struct cell *c)
+cell_lock(struct lock_rec *out, struct cell *c, perc_db *db)
 {
-	perc_bytes v;
-	perc_ts ts;
+	perc_buf val = PERC_BUF_INIT;
 	int rc;
 
-	if ((rc = cell_seek(c, KIND_LOCK, UINT64_MAX)) < 0)
-		return rc;
-	if (cell_at(c, KIND_LOCK, &ts, &v) == 0)
-		return store_iter_error(c->it) ? PERC_EIO : PERC_ENOTFOUND;
-	return codec_lock_decode(out, v.data, v.len);
+	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, KIND_LOCK,
+	    LOCK_TS)) == 0 &&
+	    (rc = store_get(&val, &db->store, buf_bytes(&c->key))) == 0)
+		rc = codec_lock_decode(out, val.data, val.len);
+	perc_buf_dispose(&val);
+	return rc;
 }
 
 /*
@@ -108,7 +113,7 @@ mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 
 	if ((rc = cell_open(&c, db, row, col)) < 0)
 		goto done;
-	rc = cell_lock(blocker, &c);
+	rc = cell_lock(blocker, &c, db);
 	if (rc == 0 && blocker->start_ts <= ts &&
 	    !OP_KEEPS_VALUE(blocker->op)) {
 		rc = PERC_ELOCKED;
@@ -156,7 +161,7 @@ mvcc_get_lock(struct lock_rec *out, perc_db *db, perc_bytes row,
 	int rc;
 
 	if ((rc = cell_open(&c, db, row, col)) == 0)
-		rc = cell_lock(out, &c);
+		rc = cell_lock(out, &c, db);
 	cell_close(&c);
 	return rc;
 }
@@ -275,7 +280,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 	}
 	if ((rc = store_iter_error(c.it)) < 0)
 		goto done;
-	rc = cell_lock(blocker, &c);
+	rc = cell_lock(blocker, &c, db);
 	if (rc == 0) {
 		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
 		goto done;
