@@ -97,7 +97,7 @@ check-asan:
 # from its seed corpus in tests/fuzz/corpus.  A crash input belongs in
 # that corpus, where every later run replays it first.
 FUZZ_SECONDS = 30
-FUZZERS = key records journal escape files
+FUZZERS = key records journal escape files cli
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz:
 	rm -rf build-fuzz && mkdir build-fuzz
@@ -105,9 +105,10 @@ fuzz:
 	$(MAKE) -C build-fuzz libperc.a CC=clang CXX=clang++ \
 	    CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link'
 	for f in $(FUZZERS); do \
-	    clang++ -x c -std=c11 -D_GNU_SOURCE -Ilib $(FUZZ_FLAGS) \
-	        -fsanitize=fuzzer tests/fuzz/fuzz_$$f.c -x none \
-	        build-fuzz/libperc.a -lleveldb -lpthread \
+	    clang++ -x c -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(FUZZ_FLAGS) \
+	        -fsanitize=fuzzer tests/fuzz/fuzz_$$f.c \
+	        $$([ $$f = cli ] && echo $(CMDOBJ:%.o=%.c) -Dmain=perc_main) \
+	        -x none build-fuzz/libperc.a -lleveldb -lpthread \
 	        -o build-fuzz/fuzz_$$f || exit 1; \
 	done
 	for f in $(FUZZERS); do \
