@@ -180,6 +180,7 @@ check_hello() {
 @test "hello.c links statically, libperc.a and all, from pkg-config --static alone" {
 	command -v pkg-config > /dev/null || skip "pkg-config is not installed"
 	command -v cc > /dev/null || skip "no C compiler"
+	[[ $TEST_CFLAGS != *sanitize* ]] || skip "sanitizers do not link statically"
 	cd "$BATS_TEST_TMPDIR"
 	run cc -static "$PERC_SRC/examples/hello.c" \
 	    $(pc --cflags --libs --static perc) -o hello-static
