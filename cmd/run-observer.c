@@ -39,7 +39,7 @@ set_escaped(const char *name, perc_bytes bytes)
 	perc_buf esc = PERC_BUF_INIT;
 
 	if (perc_escape(&esc, bytes) == 0)
-		setenv(name, esc.data ? esc.data : "", 1);
+		setenv(name, esc.data, 1);
 	perc_buf_dispose(&esc);
 }
 
@@ -96,23 +96,18 @@ report(const perc_observer_run *run, void *arg)
 	if (r->quiet || perc_escape(&row, run->row) < 0 ||
 	    perc_escape(&col, run->column) < 0)
 		goto done;
+	fprintf(stderr, "perc: observer on '%s' '%s' ", row.data, col.data);
 	if (run->status != 0)
-		fprintf(stderr, "perc: observer on '%s' '%s' exited %d; failure "
-		    "%" PRIu32 ", the cell stays dirty and is retried later\n",
-		    row.data ? row.data : "", col.data ? col.data : "",
-		    run->status, run->failures);
+		fprintf(stderr, "exited %d; failure %" PRIu32 ", the cell "
+		    "stays dirty and is retried later\n", run->status,
+		    run->failures);
 	else if (run->commit_ts != 0)
-		fprintf(stderr, "perc: observer on '%s' '%s' committed at %"
-		    PRIu64 "\n", row.data ? row.data : "",
-		    col.data ? col.data : "", run->commit_ts);
+		fprintf(stderr, "committed at %" PRIu64 "\n", run->commit_ts);
 	else if (strcmp(run->outcome, "conflicted") == 0)
-		fprintf(stderr, "perc: observer on '%s' '%s' lost a conflict; "
-		    "the cell stays dirty and runs again\n",
-		    row.data ? row.data : "", col.data ? col.data : "");
+		fprintf(stderr, "lost a conflict; the cell stays dirty and "
+		    "runs again\n");
 	else
-		fprintf(stderr, "perc: observer on '%s' '%s' %s\n",
-		    row.data ? row.data : "", col.data ? col.data : "",
-		    strcmp(run->outcome, "taken") == 0 ?
+		fprintf(stderr, "%s\n", strcmp(run->outcome, "taken") == 0 ?
 		    "was taken by another runner" : "had nothing to commit");
 done:
 	perc_buf_dispose(&row);

@@ -40,6 +40,7 @@ buf_grow(perc_buf *buf, size_t extra)
 		    "to %zu bytes", want);
 	buf->data = p;
 	buf->cap = cap;
+	buf->data[buf->len] = '\0';
 	return 0;
 }
 

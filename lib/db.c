@@ -50,9 +50,12 @@ free_observed(perc_buf *cols, size_t n)
 	free(cols);
 }
 
-/* Parse DIR/config into the observed columns. */
+/*
+ * Parse DIR/config into the observed columns; *st, when not NULL, tells
+ * which version of the file was read.
+ */
 static int
-read_config(perc_buf **cols, size_t *ncols, const char *dir)
+read_config(perc_buf **cols, size_t *ncols, const char *dir, struct stat *st)
 {
 	char path[4096], text[CONFIG_MAX + 1], *line, *next;
 	perc_buf *grown;
@@ -68,6 +71,8 @@ read_config(perc_buf **cols, size_t *ncols, const char *dir)
 		return error_set(PERC_EIO, "cannot read '%s': %s", path,
 		    strerror(errno));
 	}
+	if (st != NULL && fstat(fd, st) != 0)
+		memset(st, 0, sizeof(*st));
 	n = read(fd, text, CONFIG_MAX + 1);
 	close(fd);
 	if (n < 0 || n > CONFIG_MAX || memchr(text, '\0', (size_t)n))
@@ -231,7 +236,7 @@ init_existing(const char *path, const perc_bytes *observe, size_t n)
 	if ((rc = perc_db_open(&db, path)) < 0 ||
 	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		goto done;
-	if ((rc = read_config(&cols, &ncols, path)) < 0)
+	if ((rc = read_config(&cols, &ncols, path, NULL)) < 0)
 		goto done;
 	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0 &&
 	    changed)
@@ -302,7 +307,8 @@ perc_db_open(perc_db **out, const char *path)
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
-	if ((rc = read_config(&db->observed, &db->nobserved, path)) < 0 ||
+	if ((rc = read_config(&db->observed, &db->nobserved, path,
+	    &db->config_st)) < 0 ||
 	    (rc = store_init(&db->store, path)) < 0) {
 		perc_db_close(db);
 		return rc;
@@ -334,20 +340,30 @@ db_is_observed(const perc_db *db, perc_bytes col)
 }
 
 /*
- * Take the store.  The observed columns are read again under it, so a
- * commit always notifies the columns observed when it writes.
+ * Take the store.  The config is checked again under it, and read again
+ * if init --observe has replaced it (it does so holding the store), so
+ * a commit always notifies the columns observed when it writes.
  */
 int
 db_acquire(perc_db *db, int64_t deadline_ms)
 {
+	char path[4096];
+	struct stat st;
 	int rc;
 
 	if (db->store.db != NULL)
 		return 0;
 	if ((rc = store_acquire(&db->store, deadline_ms)) < 0)
 		return rc;
+	dir_path(path, sizeof(path), db->dir, "config");
+	if (stat(path, &st) == 0 && st.st_ino == db->config_st.st_ino &&
+	    st.st_size == db->config_st.st_size &&
+	    st.st_mtim.tv_sec == db->config_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == db->config_st.st_mtim.tv_nsec)
+		return 0;
 	free_observed(db->observed, db->nobserved);
-	if ((rc = read_config(&db->observed, &db->nobserved, db->dir)) < 0)
+	if ((rc = read_config(&db->observed, &db->nobserved, db->dir,
+	    &db->config_st)) < 0)
 		store_release(&db->store);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #define DB_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "perc.h"
 #include "store.h"
@@ -16,6 +17,7 @@ struct perc_db {
 	uint32_t     ttl_ms;       /* PERC_LOCK_TTL, stamped on our locks */
 	char         host[64];     /* gethostname(), stamped on our locks */
 	int          held;         /* perc_db_hold: keep the store open */
+	struct stat  config_st;    /* DIR/config as last read */
 };
 
 int db_is_observed(const perc_db *db, perc_bytes col);

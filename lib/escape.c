@@ -8,8 +8,11 @@ escape(perc_buf *out, perc_bytes field, int spaces)
 {
 	const unsigned char *p = field.data;
 	size_t i;
-	int rc = 0;
+	int rc;
 
+	/* out->data is never NULL afterwards, even for an empty field. */
+	if ((rc = buf_grow(out, field.len)) < 0)
+		return rc;
 	for (i = 0; i < field.len && rc == 0; i++) {
 		if (p[i] == '\t')
 			rc = buf_add(out, "\\t", 2);

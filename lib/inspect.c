@@ -31,8 +31,9 @@ add_pair(perc_buf *out, const char *key, perc_bytes value)
 	return escape_field_spaces(out, value);
 }
 
+/* The DETAIL of a lock; *ts becomes its owner's start_ts. */
 static int
-lock_detail(perc_buf *out, const perc_db *db, perc_bytes v)
+lock_detail(perc_buf *out, perc_ts *ts, const perc_db *db, perc_bytes v)
 {
 	struct lock_rec lock;
 	int64_t age;
@@ -41,6 +42,7 @@ lock_detail(perc_buf *out, const perc_db *db, perc_bytes v)
 	memset(&lock, 0, sizeof(lock));
 	if ((rc = codec_lock_decode(&lock, v.data, v.len)) < 0)
 		goto done;
+	*ts = lock.start_ts;
 	age = clock_wall_ms() - (int64_t)lock.wall_ms;
 	if ((rc = buf_addf(out, "op=%s", codec_op_name(lock.op))) < 0 ||
 	    (rc = add_pair(out, "primary-row",
@@ -58,8 +60,13 @@ done:
 	return rc;
 }
 
+/*
+ * The DETAIL of a raw cell.  A lock's key has no timestamp, so *ts
+ * becomes the start_ts its record names; other kinds leave *ts alone.
+ */
 static int
-cell_detail(perc_buf *out, const perc_db *db, int kind, perc_bytes v)
+cell_detail(perc_buf *out, perc_ts *ts, const perc_db *db, int kind,
+    perc_bytes v)
 {
 	struct write_rec w;
 	int rc;
@@ -67,7 +74,7 @@ cell_detail(perc_buf *out, const perc_db *db, int kind, perc_bytes v)
 	buf_reset(out);
 	switch (kind) {
 	case KIND_LOCK:
-		return lock_detail(out, db, v);
+		return lock_detail(out, ts, db, v);
 	case KIND_WRITE:
 		if ((rc = codec_write_decode(&w, v.data, v.len)) < 0)
 			return rc;
@@ -113,8 +120,10 @@ show_region(perc_db *db, int region, perc_bytes row, const perc_bytes *col,
 		if (klen < prefix.len || memcmp(key, prefix.data, prefix.len))
 			break;
 		val = leveldb_iter_value(it, &vlen);
-		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
-		    (rc = cell_detail(&detail, db, k.kind,
+		if ((rc = codec_parse_key(&k, key, klen)) < 0)
+			break;
+		cell.ts = k.ts;
+		if ((rc = cell_detail(&detail, &cell.ts, db, k.kind,
 		    bytes_of(val, vlen))) < 0)
 			break;
 		cell.column = buf_bytes(&k.col);
@@ -122,10 +131,6 @@ show_region(perc_db *db, int region, perc_bytes row, const perc_bytes *col,
 		/* An observer's ack is a write record of its own kind. */
 		if (k.kind == KIND_WRITE && vlen > 0 && val[0] == OP_ACK)
 			cell.kind = "ack";
-		cell.ts = k.ts;
-		/* A lock's key has no timestamp; its record names its owner. */
-		if (k.kind == KIND_LOCK && vlen >= 10)
-			cell.ts = codec_get_u64((const unsigned char *)val + 2);
 		cell.detail = detail.data;
 		if ((rc = fn(&cell, arg)) != 0)
 			break;

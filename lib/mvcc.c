@@ -17,23 +17,33 @@ struct cell {
 	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
 	perc_buf            key;     /* scratch */
 	leveldb_iterator_t *it;
+	int                 borrowed; /* it belongs to the caller */
 	perc_bytes          row, col;
 };
 
+/* A cursor on (row, col), on the caller's iterator it, or a new one. */
 static int
-cell_open(struct cell *c, perc_db *db, perc_bytes row, perc_bytes col)
+cell_open_on(struct cell *c, perc_db *db, leveldb_iterator_t *it,
+    perc_bytes row, perc_bytes col)
 {
 	memset(c, 0, sizeof(*c));
 	c->row = row;
 	c->col = col;
-	c->it = store_iter(&db->store);
+	c->borrowed = it != NULL;
+	c->it = it != NULL ? it : store_iter(&db->store);
 	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
+}
+
+static int
+cell_open(struct cell *c, perc_db *db, perc_bytes row, perc_bytes col)
+{
+	return cell_open_on(c, db, NULL, row, col);
 }
 
 static void
 cell_close(struct cell *c)
 {
-	if (c->it != NULL)
+	if (c->it != NULL && !c->borrowed)
 		leveldb_iter_destroy(c->it);
 	perc_buf_dispose(&c->prefix);
 	perc_buf_dispose(&c->key);
@@ -76,34 +86,16 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 }
 
 /*
- * The lock of the cell, by a point lookup: an iterator would have to
- * step over every older version of the one lock key that LevelDB still
- * keeps, one for each commit since the last compaction.
- */
-static int
-cell_lock(struct lock_rec *out, struct cell *c, perc_db *db)
-{
-	perc_buf val = PERC_BUF_INIT;
-	int rc;
-
-	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, KIND_LOCK,
-	    LOCK_TS)) == 0 &&
-	    (rc = store_get(&val, &db->store, buf_bytes(&c->key))) == 0)
-		rc = codec_lock_decode(out, val.data, val.len);
-	perc_buf_dispose(&val);
-	return rc;
-}
-
-/*
  * Read the value of (row, col) visible at snapshot ts into out:
  * the newest put or delete committed at or before ts.  A lock with a
  * start below ts may yet commit below ts, so it stops the read with
  * PERC_ELOCKED and a copy in *blocker, unless it is lock-only, which
- * never changes a value.
+ * never changes a value.  A scan passes its own iterator as it, which
+ * the read moves; NULL reads on an iterator of its own.
  */
 int
-mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
-    perc_ts ts, struct lock_rec *blocker)
+mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
+    perc_bytes row, perc_bytes col, perc_ts ts, struct lock_rec *blocker)
 {
 	struct write_rec w;
 	struct cell c;
@@ -111,9 +103,9 @@ mvcc_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 	perc_ts at;
 	int rc;
 
-	if ((rc = cell_open(&c, db, row, col)) < 0)
+	if ((rc = cell_open_on(&c, db, it, row, col)) < 0)
 		goto done;
-	rc = cell_lock(blocker, &c, db);
+	rc = mvcc_get_lock(blocker, db, row, col);
 	if (rc == 0 && blocker->start_ts <= ts &&
 	    !OP_KEEPS_VALUE(blocker->op)) {
 		rc = PERC_ELOCKED;
@@ -152,17 +144,25 @@ done:
 	return rc;
 }
 
-/* The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND. */
+/*
+ * The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND.  A
+ * point lookup: an iterator would have to step over every older version
+ * of the one lock key that LevelDB still keeps, one for each commit
+ * since the last compaction.
+ */
 int
 mvcc_get_lock(struct lock_rec *out, perc_db *db, perc_bytes row,
     perc_bytes col)
 {
-	struct cell c;
+	perc_buf key = PERC_BUF_INIT, val = PERC_BUF_INIT;
 	int rc;
 
-	if ((rc = cell_open(&c, db, row, col)) == 0)
-		rc = cell_lock(out, &c, db);
-	cell_close(&c);
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) == 0 &&
+	    (rc = store_get(&val, &db->store, buf_bytes(&key))) == 0)
+		rc = codec_lock_decode(out, val.data, val.len);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&val);
 	return rc;
 }
 
@@ -280,7 +280,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 	}
 	if ((rc = store_iter_error(c.it)) < 0)
 		goto done;
-	rc = cell_lock(blocker, &c, db);
+	rc = mvcc_get_lock(blocker, db, row, col);
 	if (rc == 0) {
 		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
 		goto done;
@@ -296,11 +296,13 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 
 	b = leveldb_writebatch_create();
 	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
-	    (rc = cell_seek(&c, KIND_LOCK, LOCK_TS)) < 0)
+	    (rc = codec_key(&c.key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) < 0)
 		goto done;
 	leveldb_writebatch_put(b, c.key.data, c.key.len, enc.data, enc.len);
 	if (w->op == OP_PUT) {
-		if ((rc = cell_seek(&c, KIND_DATA, lock->start_ts)) < 0)
+		if ((rc = codec_key(&c.key, REGION_CELL, row, col, KIND_DATA,
+		    lock->start_ts)) < 0)
 			goto done;
 		leveldb_writebatch_put(b, c.key.data, c.key.len,
 		    w->value.data, w->value.len);
@@ -339,12 +341,8 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	int rc, op;
 
 	memset(&lock, 0, sizeof(lock));
-	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) < 0)
-		goto done;
-	rc = store_get(&enc, &db->store, buf_bytes(&lockkey));
-	if (rc == 0 && (rc = codec_lock_decode(&lock, enc.data, enc.len)) == 0 &&
-	    lock.start_ts != start_ts)
+	rc = mvcc_get_lock(&lock, db, row, col);
+	if (rc == 0 && lock.start_ts != start_ts)
 		rc = PERC_ENOTFOUND;    /* someone else's lock */
 	if (rc == PERC_ENOTFOUND) {
 		rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
@@ -359,6 +357,9 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 		goto done;
 	w.op = lock.op;
 	w.start_ts = start_ts;
+	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) < 0)
+		goto done;
 	b = leveldb_writebatch_create();
 	leveldb_writebatch_delete(b, lockkey.data, lockkey.len);
 	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_WRITE,

@@ -175,7 +175,10 @@ perc_notify_scan(perc_db *db, const perc_bytes *column,
 	return rc;
 }
 
-/* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
+/*
+ * Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not, or a
+ * failure.  Takes the store for the look, unless the caller has it.
+ */
 int
 notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 {
@@ -183,12 +186,14 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 	leveldb_iterator_t *it;
 	const char *k;
 	size_t klen;
-	int rc = PERC_ENOTFOUND;
+	int rc;
 
-	if (codec_cell_prefix(&prefix, REGION_NOTIFY, row, col) < 0)
-		return PERC_EIO;
+	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0 ||
+	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
+		goto out;
 	it = store_iter(&db->store);
 	leveldb_iter_seek(it, prefix.data, prefix.len);
+	rc = PERC_ENOTFOUND;
 	if (leveldb_iter_valid(it)) {
 		k = leveldb_iter_key(it, &klen);
 		if (klen == prefix.len + 9 &&
@@ -196,7 +201,11 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 		    k[prefix.len] == KIND_NOTIFY)
 			rc = 0;
 	}
+	if (rc == PERC_ENOTFOUND && store_iter_error(it) < 0)
+		rc = PERC_EIO;
 	leveldb_iter_destroy(it);
+	db_release(db);
+out:
 	perc_buf_dispose(&prefix);
 	return rc;
 }
@@ -216,11 +225,7 @@ perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
 
 	if ((rc = perc_txn_begin(out, db)) < 0)
 		return rc;
-	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) == 0) {
-		rc = notify_pending(db, row, col);
-		db_release(db);
-	}
-	if (rc == 0)
+	if ((rc = notify_pending(db, row, col)) == 0)
 		rc = journal_append(&(*out)->journal, OP_ACK, row, col, none,
 		    clock_deadline(db->timeout_ms));
 	if (rc < 0) {

@@ -76,18 +76,6 @@ row_lock(int fd, perc_bytes row, int how)
 	return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
-static int
-dirty(perc_db *db, perc_bytes row, perc_bytes col)
-{
-	int rc;
-
-	if (db_acquire(db, clock_deadline(db->timeout_ms)) < 0)
-		return 1;       /* cannot tell: say so, do not claim success */
-	rc = notify_pending(db, row, col);
-	db_release(db);
-	return rc == 0;
-}
-
 /* Run the observer once on (row, column) and report what happened. */
 static int
 run_one(perc_db *db, perc_bytes row, perc_bytes column,
@@ -113,8 +101,8 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 			 * Another runner's ack clears the cell; a conflict on
 			 * anything else leaves it dirty for a later run.
 			 */
-			run.outcome = dirty(db, row, column) ? "conflicted" :
-			    "taken";
+			run.outcome = notify_pending(db, row, column) ==
+			    PERC_ENOTFOUND ? "taken" : "conflicted";
 			rc = 0;
 		}
 	} else {

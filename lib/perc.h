@@ -80,6 +80,7 @@ const char *perc_errmsg(void);
  * tab, newline and backslash as \t, \n and \\ and every other byte
  * outside 0x20..0x7e as \xhh.  perc_unescape appends the bytes that the
  * escaped text (len bytes) stands for; PERC_EUSAGE on a bad escape.
+ * Both leave out->data non-NULL and NUL-terminated.
  */
 int  perc_escape(perc_buf *out, perc_bytes field);
 int  perc_unescape(perc_buf *out, const char *text, size_t len);

@@ -105,15 +105,15 @@ clear_items(perc_iter *it)
  * Returns 0, PERC_ELOCKED with *blocker, or a failure.
  */
 static int
-read_cell(perc_iter *it, struct key *k, struct lock_rec *blocker,
-    size_t *bytes)
+read_cell(perc_iter *it, leveldb_iterator_t *li, struct key *k,
+    struct lock_rec *blocker, size_t *bytes)
 {
 	struct item *item = &it->items[it->n];
 	int rc;
 
 	if (!wanted(it, buf_bytes(&k->row), buf_bytes(&k->col)))
 		return 0;
-	rc = mvcc_read(&item->value, it->db, buf_bytes(&k->row),
+	rc = mvcc_read(&item->value, it->db, li, buf_bytes(&k->row),
 	    buf_bytes(&k->col), it->ts, blocker);
 	if (rc == PERC_ENOTFOUND)
 		return 0;
@@ -163,7 +163,7 @@ fetch(perc_iter *it)
 		}
 		if ((rc = codec_parse_key(&k, key, klen)) < 0)
 			break;
-		rc = read_cell(it, &k, &blocker, &bytes);
+		rc = read_cell(it, li, &k, &blocker, &bytes);
 		if (rc == PERC_ELOCKED) {
 			leveldb_iter_destroy(li);
 			li = NULL;

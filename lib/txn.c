@@ -124,7 +124,7 @@ db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 	memset(&blocker, 0, sizeof(blocker));
 	if ((rc = db_acquire(db, deadline)) < 0)
 		return rc;
-	while ((rc = mvcc_read(out, db, row, col, ts, &blocker)) ==
+	while ((rc = mvcc_read(out, db, NULL, row, col, ts, &blocker)) ==
 	    PERC_ELOCKED) {
 		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &delay,
 		    deadline)) < 0)
