@@ -21,6 +21,7 @@
 struct dirty {
 	perc_buf row;
 	int64_t  retry_at_ms;
+	int      visited;       /* this pass has been here */
 };
 
 struct dirty_list {
@@ -44,6 +45,20 @@ collect(const perc_notify *n, void *arg)
 	memset(&l->cells[l->n], 0, sizeof(*l->cells));
 	l->cells[l->n].retry_at_ms = n->retry_at_ms;
 	return buf_addb(&l->cells[l->n++].row, n->row);
+}
+
+/*
+ * The first cell at or after from, wrapping around, that this pass has
+ * not visited; the caller knows one is left.
+ */
+static size_t
+next_unvisited(const struct dirty_list *l, size_t from)
+{
+	size_t i = from % l->n;
+
+	while (l->cells[i].visited)
+		i = (i + 1) % l->n;
+	return i;
 }
 
 /* FNV-1a: which byte of DIR/observer.lock stands for a row. */
@@ -144,15 +159,24 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 		    strerror(errno));
 		goto done;
 	}
-	i = (size_t)rand() % l.n;
+	/*
+	 * Every cell is visited once: run, or passed over because another
+	 * runner holds its row and is running it now.  A jump lands on the
+	 * next cell not yet visited, so no cell is missed.
+	 */
+	i = next_unvisited(&l, (size_t)rand());
 	for (visited = 0; visited < l.n && rc >= 0; visited++) {
+		l.cells[i].visited = 1;
 		row = buf_bytes(&l.cells[i].row);
 		if (!obs->once && l.cells[i].retry_at_ms > clock_wall_ms()) {
-			i = (i + 1) % l.n;
+			if (visited + 1 < l.n)
+				i = next_unvisited(&l, i + 1);
 			continue;
 		}
 		if (!row_lock(fd, row, F_WRLCK)) {
-			i = (size_t)rand() % l.n;  /* right behind another */
+			/* Right behind another runner: jump away. */
+			if (visited + 1 < l.n)
+				i = next_unvisited(&l, (size_t)rand());
 			continue;
 		}
 		rc = run_one(db, row, column, obs);
@@ -163,7 +187,8 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 			++*ran;
 		if (obs->stop != NULL && *obs->stop)
 			break;
-		i = (i + 1) % l.n;
+		if (visited + 1 < l.n)
+			i = next_unvisited(&l, i + 1);
 	}
 done:
 	if (fd >= 0)
