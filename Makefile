@@ -30,7 +30,7 @@ COMMANDS = abort begin commit del get help init resolve-locks run-observer \
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/error.o lib/escape.o lib/failpoint.o lib/inspect.o lib/journal.o \
 	lib/lock.o lib/mvcc.o lib/notify.o lib/observe.o lib/oracle.o lib/scan.o lib/store.o \
-	lib/store_open.o lib/txn.o
+	lib/readonly_env.o lib/store_open.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
@@ -41,12 +41,12 @@ SONAME = libperc.so.$(SOMAJOR)
 
 all: perc links libperc.a libperc.so.$(VERSION) perc.pc
 
-.SUFFIXES: .c .o
+.SUFFIXES: .c .cc .o
 .c.o:
 	$(CC) $(PERC_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-lib/store_open.o: lib/store_open.cc lib/store.h
-	$(CXX) -std=c++17 -fPIC -Wall -Wextra -Werror $(CPPFLAGS) $(CFLAGS) \
-	    -c -o $@ lib/store_open.cc
+.cc.o:
+	$(CXX) -std=c++17 -fPIC -Wall -Wextra -Werror -Ilib $(CPPFLAGS) \
+	    $(CFLAGS) -c -o $@ $<
 
 $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h)
 $(CMDOBJ): cmd/cmd.h

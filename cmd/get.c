@@ -75,8 +75,8 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
 		goto done;
 	/* Several cells: one snapshot, the store opened once. */
-	if (argc > 2 && ((!handle && !at && (rc = perc_ts_next(&ts, ctx->db,
-	    1)) < 0) || (rc = perc_db_hold(ctx->db)) < 0))
+	if (argc > 2 && ((!handle && !at && (rc = perc_snapshot_ts(&ts,
+	    ctx->db)) < 0) || (rc = perc_db_hold(ctx->db)) < 0))
 		goto done;
 	for (i = 0; i < argc; i += 2) {
 		if ((rc = cmd_arg(&row, &rowbuf, argv[i], escaped)) < 0 ||

@@ -276,7 +276,7 @@ int
 perc_txn_abort(perc_txn *txn)
 {
 	int64_t deadline = clock_deadline(txn->db->timeout_ms);
-	int rc;
+	int rc, finished;
 
 	txn->loaded = 0;
 	writeset_dispose(&txn->writes);
@@ -295,6 +295,8 @@ perc_txn_abort(perc_txn *txn)
 		if (rc < 0 && rc != PERC_ECONFLICT)
 			return rc;
 	}
-	journal_finish(&txn->journal);
+	/* A journal that stays (read-only directory) keeps it open. */
+	if ((finished = journal_finish(&txn->journal)) < 0)
+		return finished;
 	return rc;
 }

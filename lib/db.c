@@ -398,3 +398,13 @@ perc_ts_next(perc_ts *out, perc_db *db, size_t n)
 {
 	return oracle_next(out, db->dir, n, clock_deadline(db->timeout_ms));
 }
+
+int
+perc_snapshot_ts(perc_ts *out, perc_db *db)
+{
+	int64_t deadline = clock_deadline(db->timeout_ms);
+
+	if (db->store.read_only)
+		return oracle_last(out, db->dir, deadline);
+	return oracle_next(out, db->dir, 1, deadline);
+}

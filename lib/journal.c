@@ -124,7 +124,13 @@ journal_open(struct journal *j, const char *dir, const char *handle)
 	j->start_ts = strtoull(handle, &end, 10);
 	if (errno != 0)
 		goto unknown;
-	if ((j->fd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
+	j->fd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC);
+	/* Reads of a read-only data directory still see the write set. */
+	if (j->fd < 0 && (errno == EROFS || errno == EACCES)) {
+		j->read_only = errno;
+		j->fd = open(j->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (j->fd < 0) {
 		if (errno == ENOENT)
 			goto unknown;
 		return error_set(PERC_EIO, "cannot open the journal '%s': %s",
@@ -243,6 +249,12 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 	if ((rc = buf_add(&rec, len, RECORD_TAIL)) < 0)
 		goto done;
 
+	if (j->read_only) {
+		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
+		    "the data directory is read-only, run this where it can "
+		    "be written", j->path, strerror(j->read_only));
+		goto done;
+	}
 	if (!j->token && clock_flock(j->fd, LOCK_EX, deadline_ms) < 0) {
 		rc = error_set(PERC_ETIMEOUT, "transaction '%s' stayed busy in "
 		    "another process; try again", j->handle);
@@ -475,7 +487,8 @@ journal_finish(struct journal *j)
 {
 	if (unlink(j->path) != 0 && errno != ENOENT)
 		return error_set(PERC_EIO, "cannot remove the journal '%s': "
-		    "%s", j->path, strerror(errno));
+		    "%s; check that the data directory is writable", j->path,
+		    strerror(errno));
 	return 0;
 }
 

@@ -10,6 +10,7 @@ struct journal {
 	char    *path;          /* DIR/txn/START_TS */
 	int      fd;
 	int      token;         /* 1 while this process holds the flock */
+	int      read_only;     /* errno that forbids appends, or 0 */
 	perc_ts  start_ts;
 	char     handle[24];    /* START_TS in decimal */
 };

@@ -171,27 +171,42 @@ oracle_create(const char *dir)
 	return write_ceiling(dir, 1);
 }
 
+/*
+ * Open DIR/oracle.lock with flags and flock it with op: the descriptor,
+ * or an error code (negative) with the error set.
+ */
+static int
+lock_oracle(const char *dir, int flags, int op, int64_t deadline_ms)
+{
+	char path[4096];
+	int fd;
+
+	oracle_path(path, sizeof(path), dir, "oracle.lock");
+	if ((fd = open(path, flags | O_CLOEXEC)) < 0)
+		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
+		    "cannot open the oracle lockfile '%s': %s", path,
+		    strerror(errno));
+	if (clock_flock(fd, op, deadline_ms) < 0) {
+		close(fd);
+		return error_set(PERC_ETIMEOUT, "the timestamp oracle stayed "
+		    "locked by another process; try again, or raise "
+		    "PERC_LOCK_TIMEOUT");
+	}
+	return fd;
+}
+
 int
 oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 {
-	char path[4096], boot[BOOT_ID_SIZE];
+	char boot[BOOT_ID_SIZE];
 	uint64_t ceiling = 0, last, next;
 	int fd, rc;
 
 	if (n == 0)
 		return error_set(PERC_EUSAGE, "a count of timestamps must be "
 		    "at least 1");
-	oracle_path(path, sizeof(path), dir, "oracle.lock");
-	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
-		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
-		    "cannot open the oracle lockfile '%s': %s", path,
-		    strerror(errno));
-	if (clock_flock(fd, LOCK_EX, deadline_ms) < 0) {
-		rc = error_set(PERC_ETIMEOUT, "the timestamp oracle stayed "
-		    "locked by another process; try again, or raise "
-		    "PERC_LOCK_TIMEOUT");
-		goto done;
-	}
+	if ((fd = lock_oracle(dir, O_RDWR, LOCK_EX, deadline_ms)) < 0)
+		return fd;
 	boot_id(boot);
 	if ((rc = read_ceiling(&ceiling, dir)) < 0)
 		goto done;
@@ -209,5 +224,31 @@ oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 		*out = next;
 done:
 	close(fd);              /* releases the flock */
+	return rc;
+}
+
+/*
+ * Where a reader that may not write the oracle reads: the last
+ * timestamp handed out, or below the ceiling when none was this boot.
+ * Every commit timestamp yet to come is above it, and every commit
+ * whose timestamp is at or below it has its locks in place already, so
+ * it is a snapshot like one taken from oracle_next.
+ */
+int
+oracle_last(perc_ts *out, const char *dir, int64_t deadline_ms)
+{
+	char boot[BOOT_ID_SIZE];
+	uint64_t ceiling = 0, last;
+	int fd, rc = 0;
+
+	if ((fd = lock_oracle(dir, O_RDONLY, LOCK_SH, deadline_ms)) < 0)
+		return fd;
+	boot_id(boot);
+	if ((last = read_hot(fd, boot)) == 0 &&
+	    (rc = read_ceiling(&ceiling, dir)) == 0)
+		last = ceiling > 1 ? ceiling - 1 : 1;
+	if (rc == 0)
+		*out = last;
+	close(fd);
 	return rc;
 }

@@ -120,6 +120,14 @@ void perc_db_release(perc_db *db);
 int  perc_ts_next(perc_ts *out, perc_db *db, size_t n);
 
 /*
+ * The timestamp of the newest snapshot, for reads outside a
+ * transaction: a fresh one from perc_ts_next, or, in a data directory
+ * this process may not write (a read-only mount, no permission), the
+ * last one handed out, read without writing the oracle.
+ */
+int  perc_snapshot_ts(perc_ts *out, perc_db *db);
+
+/*
  * Transactions.
  *
  * perc_txn_begin takes a start timestamp and creates the journal; the
@@ -167,7 +175,8 @@ int  perc_set(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col,
 int  perc_del(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
 
 /*
- * Snapshot read outside a transaction; at == 0 means a fresh snapshot.
+ * Snapshot read outside a transaction; at == 0 means the newest
+ * snapshot, as perc_snapshot_ts gives.
  * PERC_ENOTFOUND when there is no value, PERC_ETIMEOUT when a live lock
  * below the snapshot did not go away in time.
  */

@@ -17,7 +17,6 @@
 #include "error.h"
 #include "lock.h"
 #include "mvcc.h"
-#include "oracle.h"
 #include "txn.h"
 
 #define BATCH_CELLS 512
@@ -70,8 +69,7 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 		it->ts = txn->journal.start_ts;
 		rc = txn_writes(txn);
 	} else if ((it->ts = opts->at) == 0) {
-		rc = oracle_next(&it->ts, db->dir, 1,
-		    clock_deadline(db->timeout_ms));
+		rc = perc_snapshot_ts(&it->ts, db);
 	}
 	if (rc == 0)
 		rc = buf_addb(&it->prefix, opts->prefix);

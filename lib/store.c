@@ -51,6 +51,12 @@ store_init(struct store *s, const char *dir)
 	if (s->path == NULL || s->lockpath == NULL || s->cleanpath == NULL ||
 	    s->dir == NULL)
 		return error_set(PERC_EIO, "out of memory");
+	/*
+	 * A store this process may not write (a read-only mount, or no
+	 * write permission) is still read: see readonly_env.cc.
+	 */
+	if (access(s->path, W_OK) != 0 && (errno == EROFS || errno == EACCES))
+		s->read_only = errno;
 	s->read = leveldb_readoptions_create();
 	leveldb_readoptions_set_verify_checksums(s->read, 1);
 	s->write_sync = leveldb_writeoptions_create();
@@ -99,11 +105,11 @@ store_create(const char *dir)
 		goto done;
 	}
 	close(fd);
-	db = store_open_tuned(s.path, 1, 0, &err);
+	db = store_open_tuned(s.path, STORE_CREATE, &s.env, &err);
 	if (err != NULL)
 		rc = store_fail(err, "cannot create the store");
 	else
-		leveldb_close(db);
+		store_close_tuned(db, s.env);
 done:
 	store_dispose(&s);
 	return rc;
@@ -121,8 +127,9 @@ store_acquire(struct store *s, int64_t deadline_ms)
 
 	if (s->db != NULL)
 		return 0;
-	if (s->lockfd < 0 &&
-	    (s->lockfd = open(s->lockpath, O_RDWR | O_CLOEXEC)) < 0)
+	/* flock needs no write access: a read-only store locks alike. */
+	if (s->lockfd < 0 && (s->lockfd = open(s->lockpath,
+	    (s->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC)) < 0)
 		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
 		    "cannot open '%s': %s; is this a perc data directory?",
 		    s->lockpath, strerror(errno));
@@ -142,7 +149,8 @@ store_acquire(struct store *s, int64_t deadline_ms)
 	 */
 	s->clean = access(s->cleanpath, F_OK) == 0;
 	s->failed = 0;
-	s->db = store_open_tuned(s->path, 0, s->clean, &err);
+	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
+	    (s->read_only ? STORE_READ_ONLY : 0), &s->env, &err);
 	if (err != NULL) {
 		s->db = NULL;
 		flock(s->lockfd, LOCK_UN);
@@ -158,11 +166,13 @@ store_release(struct store *s)
 	int fd;
 
 	if (s->db != NULL) {
-		leveldb_close(s->db);
+		store_close_tuned(s->db, s->env);
 		s->db = NULL;
+		s->env = NULL;
 		/* No fsync: a lost marker only costs the next open a table. */
-		if (!s->clean && !s->failed && (fd = open(s->cleanpath,
-		    O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		if (!s->clean && !s->failed && !s->read_only &&
+		    (fd = open(s->cleanpath, O_WRONLY | O_CREAT | O_CLOEXEC,
+		    0644)) >= 0)
 			close(fd);
 	}
 	if (s->lockfd >= 0) {
@@ -226,6 +236,10 @@ store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
 	char *err = NULL;
 	int rc;
 
+	if (s->read_only)
+		return error_set(PERC_EIO, "cannot write the store '%s': %s; "
+		    "the data directory is read-only, run this where it can "
+		    "be written", s->path, strerror(s->read_only));
 	if (s->clean && (rc = mark_dirty(s)) < 0)
 		return rc;
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :

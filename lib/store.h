@@ -19,11 +19,21 @@ struct store {
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* the marker stands */
 	int                     failed;   /* a write failed this session */
+	int                     read_only; /* errno that forbids writes, or 0 */
+	void                   *env;      /* store_open_tuned's, while open */
 };
 
-/* In store_open.cc: LevelDB opened with options the C API lacks. */
-leveldb_t *store_open_tuned(const char *path, int create, int reuse_logs,
+/*
+ * In store_open.cc: LevelDB opened with options the C API lacks.  *env
+ * is what store_close_tuned must free after the DB (NULL unless
+ * STORE_READ_ONLY).
+ */
+#define STORE_CREATE     1u
+#define STORE_REUSE_LOGS 2u
+#define STORE_READ_ONLY  4u  /* LevelDB's own writes stay in memory */
+leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
+void store_close_tuned(leveldb_t *db, void *env);
 
 int  store_init(struct store *s, const char *dir);
 void store_dispose(struct store *s);

@@ -12,7 +12,9 @@
  *    it only when it knows the log ends whole;
  *  - a small write buffer bounds the log that each open replays;
  *  - a silent info logger spares the rename of LOG to LOG.old and the
- *    new LOG file that every open would otherwise make.
+ *    new LOG file that every open would otherwise make;
+ *  - a store perc may not write is opened over readonly_env.cc, which
+ *    keeps LevelDB's own writes of the open in memory.
  *
  * The handle returned is the C API's own, so everything else in perc
  * goes on using leveldb/c.h.
@@ -25,6 +27,12 @@
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/options.h>
+
+#include "readonly_env.h"
+
+extern "C" {
+#include "store.h"
+}
 
 /* The C API's handle, laid out exactly as leveldb's db/c.cc has it. */
 struct leveldb_t {
@@ -43,21 +51,37 @@ SilentLogger silent;
 } // namespace
 
 extern "C" leveldb_t *
-store_open_tuned(const char *path, int create, int reuse_logs,
+store_open_tuned(const char *path, unsigned flags, void **env,
     char **errptr)
 {
 	leveldb::Options options;
 	leveldb::DB *db = nullptr;
+	leveldb::Env *readonly = nullptr;
 
-	options.create_if_missing = create != 0;
+	options.create_if_missing = (flags & STORE_CREATE) != 0;
 	options.paranoid_checks = true;
-	options.reuse_logs = reuse_logs != 0;
+	options.reuse_logs = (flags & STORE_REUSE_LOGS) != 0;
 	options.write_buffer_size = 64 << 10;
 	options.info_log = &silent;
+	if (flags & STORE_READ_ONLY) {
+		readonly = readonly_env_new(leveldb::Env::Default());
+		options.env = readonly;
+		options.reuse_logs = false;
+	}
 	leveldb::Status s = leveldb::DB::Open(options, path, &db);
 	if (!s.ok()) {
+		delete readonly;
 		*errptr = strdup(s.ToString().c_str());
 		return nullptr;
 	}
+	*env = readonly;
 	return new leveldb_t{ db };
+}
+
+/* Close what store_open_tuned opened: the DB first, then its Env. */
+extern "C" void
+store_close_tuned(leveldb_t *db, void *env)
+{
+	leveldb_close(db);
+	delete static_cast<leveldb::Env *>(env);
 }

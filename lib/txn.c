@@ -141,8 +141,7 @@ perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
 	int rc = 0;
 
 	if (at == 0)
-		rc = oracle_next(&at, db->dir, 1,
-		    clock_deadline(db->timeout_ms));
+		rc = perc_snapshot_ts(&at, db);
 	if (rc == 0)
 		rc = db_snapshot_read(out, db, row, col, at);
 	db_release(db);

@@ -126,6 +126,66 @@ reader() {
 	echo "# snapshots: $(wc -l < "$TOTALS"); workers: $(tr "\n" " " < "$BATS_TEST_TMPDIR/workers")" >&3
 }
 
+# Take snapshots through the read-only view $VIEW until $STOP exists:
+# scans and five-cell gets, each total written to $TOTALS.
+view_reader() {
+	local k=0 out
+	while [ ! -e "$STOP" ] && [ "$k" -lt 10000 ]; do
+		k=$((k + 1))
+		if [ $((k % 2)) -eq 0 ]; then
+			out=$(PERC_DIR=$VIEW perc scan --column bal) ||
+				{ echo "view reader: scan exit $?" >> "$FAIL"; return 1; }
+			awk -F '\t' '{ s += $3 } END { print "scan", s, NR }' \
+			    <<<"$out" >> "$TOTALS"
+		else
+			out=$(PERC_DIR=$VIEW perc get acct0 bal acct1 bal acct2 bal \
+			    acct3 bal acct4 bal) ||
+				{ echo "view reader: get exit $?" >> "$FAIL"; return 1; }
+			awk '{ s += $1 } END { print "get", s, NR }' <<<"$out" \
+			    >> "$TOTALS"
+		fi
+	done
+}
+
+@test "a read-only view of the data directory reads whole snapshots while writers commit" {
+	t=$(perc begin)
+	for i in 0 1 2 3 4; do
+		perc set -t "$t" "acct$i" bal 100
+	done
+	perc commit -t "$t" > /dev/null
+	export VIEW="$BATS_TEST_TMPDIR/view"
+	read_only_view "$PERC_DIR" "$VIEW"
+	export TOTALS="$BATS_TEST_TMPDIR/totals" STOP="$BATS_TEST_TMPDIR/stop"
+	export -f worker view_reader
+	: > "$TOTALS"
+	timeout 120 bash -c view_reader 3>&- &
+	rpid=$!
+	BG_PIDS+=("$rpid")
+	pids=()
+	for w in 1 2 3; do
+		timeout 120 bash -c "worker $w 20" 3>&- &
+		pids+=($!)
+		BG_PIDS+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || echo "a worker exited $?" >> "$FAIL"
+	done
+	touch "$STOP"
+	wait "$rpid" || echo "the view reader exited $?" >> "$FAIL"
+	run cat "$FAIL"
+	assert_output ''
+	run awk '{ n += $2 } END { print n }' "$BATS_TEST_TMPDIR/workers"
+	assert_output 60
+	# Every snapshot saw five accounts holding 500 between them.
+	[ "$(wc -l < "$TOTALS")" -ge 4 ]
+	run awk '$2 != 500 || $3 != 5' "$TOTALS"
+	assert_output ''
+	# The view sees the final state.
+	run -0 env PERC_DIR="$VIEW" perc scan --column bal
+	assert_output "$(perc scan --column bal)"
+	echo "# view snapshots: $(wc -l < "$TOTALS")" >&3
+}
+
 @test "concurrent increments of one counter lose no update" {
 	perc set counter n 0
 	inc() {

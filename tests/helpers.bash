@@ -87,6 +87,7 @@ BG_PIDS=()
 
 teardown() {
 	kill_bg
+	undo_read_only
 }
 
 kill_bg() {
@@ -98,6 +99,46 @@ kill_bg() {
 		wait "$p" 2>/dev/null || true
 	done
 	BG_PIDS=()
+}
+
+# read_only_view DIR [VIEW]: make DIR read-only for perc, or skip the
+# test.  Without VIEW, DIR itself turns read-only: by chmod for a user,
+# by a read-only bind mount onto itself for root, whom permissions do
+# not stop.  With VIEW (root only), DIR stays writable and VIEW becomes
+# a read-only bind mount of it, the same files seen two ways.
+# undo_read_only, which teardown calls, makes everything writable again.
+RO_MOUNTS=()
+RO_CHMODDED=
+read_only_view() {
+	local dir=$1 view=${2:-$1}
+	if [ "$(id -u)" -ne 0 ]; then
+		[ "$view" = "$dir" ] ||
+			skip "a read-only view of a directory needs root"
+		RO_CHMODDED=$dir
+		chmod -R a-w "$dir"
+		[ ! -w "$dir" ] || skip "chmod a-w leaves $dir writable"
+		return 0
+	fi
+	mkdir -p "$view"
+	mount --bind "$dir" "$view" 2>/dev/null ||
+		skip "root ignores permissions, and bind mounts are not allowed"
+	RO_MOUNTS+=("$view")
+	mount -o remount,bind,ro "$view" 2>/dev/null ||
+		skip "root ignores permissions, and a read-only remount failed"
+	! touch "$view/probe" 2>/dev/null ||
+		skip "the read-only mount is writable"
+}
+
+undo_read_only() {
+	local m
+	for m in "${RO_MOUNTS[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	RO_MOUNTS=()
+	if [ -n "$RO_CHMODDED" ]; then
+		chmod -R u+w "$RO_CHMODDED"
+		RO_CHMODDED=
+	fi
 }
 
 # Hold the flock(2) lock on file $1 from a background process, the way

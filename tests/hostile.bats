@@ -13,7 +13,6 @@ load helpers
 setup() {
 	perc_fresh_dir
 	MOUNTS=()
-	RO_DIR=
 }
 
 teardown() {
@@ -22,9 +21,7 @@ teardown() {
 	for m in "${MOUNTS[@]}"; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
-	if [ -n "$RO_DIR" ]; then
-		chmod -R u+w "$RO_DIR" 2>/dev/null || true
-	fi
+	undo_read_only
 }
 
 # esc FILE: the escaped form of FILE's bytes, as scan prints it (SPEC:
@@ -521,32 +518,26 @@ fill_store() {
 # ---------------------------------------------------------------------
 # A read-only data directory
 
-# make_read_only: make $PERC_DIR read-only for perc, or skip.
-make_read_only() {
-	if [ "$(id -u)" -ne 0 ]; then
-		RO_DIR=$PERC_DIR
-		chmod -R a-w "$PERC_DIR"
-		[ ! -w "$PERC_DIR" ] || skip "chmod a-w leaves the directory writable"
-		return 0
-	fi
-	# root ignores permissions: a read-only bind mount instead.
-	mount --bind "$PERC_DIR" "$PERC_DIR" 2>/dev/null ||
-		skip "root ignores permissions, and bind mounts are not allowed"
-	MOUNTS+=("$PERC_DIR")
-	mount -o remount,bind,ro "$PERC_DIR" 2>/dev/null ||
-		skip "root ignores permissions, and a read-only remount failed"
-	! touch "$PERC_DIR/probe" 2>/dev/null ||
-		skip "the read-only mount is writable"
+# dir_digest: a digest of every file under $PERC_DIR, names and bytes.
+dir_digest() {
+	(cd "$PERC_DIR" && find . -type f | LC_ALL=C sort | xargs sha256sum)
 }
 
-@test "a read-only data directory: writes fail with one clear line, nothing is damaged" {
+@test "a read-only data directory: reads work, writes fail with one clear line, nothing changes" {
+	perc init --observe doc "$PERC_DIR"
+	for i in $(seq 200); do
+		perc set "r$i" c "v$i"
+	done
 	perc set r c v
+	perc set page doc text      # leaves a notification
 	t=$(perc begin)
 	perc set -t "$t" r c w
 	last=$(perc ts)
-	make_read_only
+	perc set r c newest         # committed after the last ts above
+	before=$(dir_digest)
+	read_only_view "$PERC_DIR"
 	for args in "set r c x" "del r c" "ts" "begin" "set -t $t r d x" \
-	    "commit -t $t" "resolve-locks"; do
+	    "commit -t $t" "abort -t $t" "init --observe other $PERC_DIR"; do
 		run -7 --separate-stderr perc $args
 		assert_error_line
 		[[ $stderr == *"Read-only file system"* ||
@@ -554,33 +545,51 @@ make_read_only() {
 			fail "perc $args: the error does not say why: $stderr"
 		assert_output ''
 	done
-	# Reads work, or fail the same clear way (LevelDB cannot open a
-	# store it may not write); never a wrong value, never exit 6.
-	for read in "get r c=v" "get --at $last r c=v" "get -t $t r c=w" \
-	    "scan=r	c	v"; do
-		run --separate-stderr perc ${read%%=*}
-		case $status in
-		0) assert_output "${read#*=}" ;;
-		7) assert_error_line ;;
-		*) fail "perc ${read%%=*} exited $status: $stderr" ;;
-		esac
-	done
-	# Writable again: everything is as it was.
-	if [ "${#MOUNTS[@]}" -gt 0 ]; then
-		umount "$PERC_DIR"
-		MOUNTS=()
-	else
-		chmod -R u+w "$PERC_DIR"
-	fi
+	# Reads see the newest commit, an older snapshot, a transaction's
+	# own writes, and the same through scan, show and scan-notify.
 	run -0 perc get r c
+	assert_output newest
+	run -0 perc get r c r7 c r200 c
+	assert_output $'newest\nv7\nv200'
+	run -0 perc get --at "$last" r c
 	assert_output v
 	run -0 perc get -t "$t" r c
 	assert_output w
+	run -0 perc scan --prefix page
+	assert_output $'page\tdoc\ttext'
+	run -0 perc scan --column c
+	[ "${#lines[@]}" -eq 201 ]
+	run -0 perc show r c
+	assert_line --partial "value=newest"
+	run -0 perc scan-notify
+	assert_output $'page\tdoc'
+	run -0 perc resolve-locks --dry-run
+	# Nothing in the directory changed, not even LevelDB's own files.
+	[ "$(dir_digest)" = "$before" ]
+	undo_read_only
 	run -0 perc ts
 	[ "$output" -gt "$last" ]
-	run -0 perc commit -t "$t"
+	run -3 perc commit -t "$t"      # r c was written after it began
 	run -0 perc get r c
-	assert_output w
+	assert_output newest
+	run -0 perc get r200 c
+	assert_output v200
+}
+
+@test "a read-only data directory: a dead transaction's lock fails a read clearly, and is cleaned once writable" {
+	stuck_commit after-prewrite
+	read_only_view "$PERC_DIR"
+	run -7 --separate-stderr perc get b col
+	assert_error_line
+	[[ $stderr == *"read-only"* ]] || fail "the error does not say why: $stderr"
+	assert_output ''
+	run -0 perc show b col
+	assert_line --partial "lock"
+	undo_read_only
+	run -0 perc get b col
+	assert_output old-b
+	run -0 abc
+	assert_output 'old-a old-b old-c'
 }
 
 # ---------------------------------------------------------------------

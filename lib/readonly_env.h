@@ -1,0 +1,9 @@
+/* lib/readonly_env.h - a LevelDB Env that keeps every write in memory */
+#ifndef READONLY_ENV_H
+#define READONLY_ENV_H
+
+#include <leveldb/env.h>
+
+/* A new Env over base, to be deleted after the DB that uses it. */
+leveldb::Env *readonly_env_new(leveldb::Env *base);
+#endif
