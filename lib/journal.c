@@ -251,8 +251,8 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 
 	if (j->read_only) {
 		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
-		    "the data directory is read-only, run this where it can "
-		    "be written", j->path, strerror(j->read_only));
+		    "perc may not write this data directory (read-only or "
+		    "no permission); run this where it can write it", j->path, strerror(j->read_only));
 		goto done;
 	}
 	if (!j->token && clock_flock(j->fd, LOCK_EX, deadline_ms) < 0) {

@@ -125,7 +125,10 @@ read_ceiling(uint64_t *out, const char *dir)
 	return 0;
 }
 
-/* The last timestamp handed out in this boot, or 0 if not known. */
+/*
+ * The last timestamp handed out, or 0 if not known: only one written in
+ * this boot counts when boot is given, one of any boot when it is NULL.
+ */
 static uint64_t
 read_hot(int fd, const char *boot)
 {
@@ -133,8 +136,8 @@ read_hot(int fd, const char *boot)
 
 	if (pread(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec) ||
 	    memcmp(rec, HOT_MAGIC, 8) != 0 ||
-	    memcmp(rec + 8, boot, BOOT_ID_SIZE) != 0 ||
-	    boot[0] == '\0' ||
+	    (boot != NULL && (boot[0] == '\0' ||
+	    memcmp(rec + 8, boot, BOOT_ID_SIZE) != 0)) ||
 	    codec_get_u32(rec + HOT_SIZE - 4) !=
 	    codec_crc32(0, rec, HOT_SIZE - 4))
 		return 0;
@@ -229,22 +232,23 @@ done:
 
 /*
  * Where a reader that may not write the oracle reads: the last
- * timestamp handed out, or below the ceiling when none was this boot.
- * Every commit timestamp yet to come is above it, and every commit
- * whose timestamp is at or below it has its locks in place already, so
- * it is a snapshot like one taken from oracle_next.
+ * timestamp handed out.  Every commit timestamp yet to come is above
+ * it, and every commit whose timestamp is at or below it has its locks
+ * in place already, so it is a snapshot like one from oracle_next.
+ * The hot state of another boot counts too (this reader may be another
+ * machine sharing the directory, or have no boot id): after a crash it
+ * can only be behind, which makes an older snapshot, still whole.
+ * Below the ceiling only when there is no hot state at all.
  */
 int
 oracle_last(perc_ts *out, const char *dir, int64_t deadline_ms)
 {
-	char boot[BOOT_ID_SIZE];
 	uint64_t ceiling = 0, last;
 	int fd, rc = 0;
 
 	if ((fd = lock_oracle(dir, O_RDONLY, LOCK_SH, deadline_ms)) < 0)
 		return fd;
-	boot_id(boot);
-	if ((last = read_hot(fd, boot)) == 0 &&
+	if ((last = read_hot(fd, NULL)) == 0 &&
 	    (rc = read_ceiling(&ceiling, dir)) == 0)
 		last = ceiling > 1 ? ceiling - 1 : 1;
 	if (rc == 0)

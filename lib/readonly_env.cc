@@ -3,17 +3,22 @@
  * for reading a data directory that perc may not write.
  *
  * LevelDB cannot open a store read-only: the open takes a LOCK file,
- * turns the last log into a table, writes a new manifest and log, and
- * deletes what they replace.  This Env lets all of that happen in
- * memory.  Files it creates live in memory and are read back from
- * there; files it deletes or renames away are only hidden; every other
- * file is read from the disk as it is.  The store's content is the
- * same as with a writable open, and when the process ends nothing of
- * what the open did is left behind.  perc itself never writes through
- * this Env (store_write refuses first); only LevelDB's housekeeping
- * does.  The LOCK file is not taken: DIR/store.lock, which perc
- * flocks through a read-only descriptor, already keeps other perc
- * processes out.
+ * may turn logs into tables, write a new manifest and log, and delete
+ * what they replace.  This Env lets all of that happen in memory.
+ * Files it creates live in memory and are read back from there; files
+ * it deletes or renames away are only hidden; every other file is read
+ * from the disk as it is.  The store's content is the same as with a
+ * writable open, and nothing of what the open did outlives the process.
+ *
+ * Most of that work is avoided: the last log and the manifest are
+ * "appended to" by a writer that drops everything, so with reuse_logs
+ * the log stays the memtable and no table or manifest is made at all
+ * (nothing is ever appended: perc's own writes are refused before they
+ * reach LevelDB).  Once the store is open, readonly_env_freeze makes
+ * new files fail, so that a compaction LevelDB starts while reading
+ * fails at once and is not retried, instead of rewriting tables in
+ * memory.  The LOCK file is not taken: DIR/store.lock, which perc
+ * flocks through a read-only descriptor, keeps other perc processes out.
  */
 #include <map>
 #include <memory>
@@ -41,6 +46,15 @@ struct MemFile {
 };
 
 using MemFilePtr = std::shared_ptr<MemFile>;
+
+/* What an append to a file on the disk goes to: nowhere. */
+class DiscardWritable : public leveldb::WritableFile {
+public:
+	Status Append(const Slice &) override { return Status::OK(); }
+	Status Close() override { return Status::OK(); }
+	Status Flush() override { return Status::OK(); }
+	Status Sync() override { return Status::OK(); }
+};
 
 class MemWritable : public leveldb::WritableFile {
 public:
@@ -147,23 +161,28 @@ public:
 		std::lock_guard<std::mutex> g(mu_);
 		MemFilePtr m = std::make_shared<MemFile>();
 
+		*r = nullptr;
+		if (frozen_)
+			return Status::IOError(f, "read-only store");
+
 		files_[f] = m;
 		hidden_.erase(f);
 		*r = new MemWritable(m);
 		return Status::OK();
 	}
 
-	/* Only files made here grow; LevelDB copes with a refusal for the
-	 * others by writing a new file instead. */
 	Status NewAppendableFile(const std::string &f,
 	    leveldb::WritableFile **r) override
 	{
 		MemFilePtr m;
 
 		*r = nullptr;
-		if (!lookup(f, &m) || m == nullptr)
-			return Status::NotSupported(f, "read-only store");
-		*r = new MemWritable(m);
+		if (!lookup(f, &m))
+			*r = new DiscardWritable;
+		else if (m == nullptr)
+			return gone(f);
+		else
+			*r = new MemWritable(m);
 		return Status::OK();
 	}
 
@@ -262,6 +281,12 @@ public:
 		return Status::OK();
 	}
 
+	void Freeze()
+	{
+		std::lock_guard<std::mutex> g(mu_);
+		frozen_ = true;
+	}
+
 private:
 	/* Is f made or hidden here?  Then *m is its memory, or null. */
 	bool lookup(const std::string &f, MemFilePtr *m)
@@ -285,6 +310,7 @@ private:
 	std::mutex                        mu_;
 	std::map<std::string, MemFilePtr> files_;
 	std::set<std::string>             hidden_;
+	bool                              frozen_ = false;
 };
 
 } // namespace
@@ -293,4 +319,10 @@ leveldb::Env *
 readonly_env_new(leveldb::Env *base)
 {
 	return new ReadOnlyEnv(base);
+}
+
+void
+readonly_env_freeze(leveldb::Env *env)
+{
+	static_cast<ReadOnlyEnv *>(env)->Freeze();
 }

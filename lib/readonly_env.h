@@ -6,4 +6,6 @@
 
 /* A new Env over base, to be deleted after the DB that uses it. */
 leveldb::Env *readonly_env_new(leveldb::Env *base);
+/* From now on, creating a file fails: for once the DB is open. */
+void readonly_env_freeze(leveldb::Env *env);
 #endif

@@ -238,8 +238,8 @@ store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
 
 	if (s->read_only)
 		return error_set(PERC_EIO, "cannot write the store '%s': %s; "
-		    "the data directory is read-only, run this where it can "
-		    "be written", s->path, strerror(s->read_only));
+		    "perc may not write this data directory (read-only or "
+		    "no permission); run this where it can write it", s->path, strerror(s->read_only));
 	if (s->clean && (rc = mark_dirty(s)) < 0)
 		return rc;
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :

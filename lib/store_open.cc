@@ -63,10 +63,16 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	options.reuse_logs = (flags & STORE_REUSE_LOGS) != 0;
 	options.write_buffer_size = 64 << 10;
 	options.info_log = &silent;
+	/*
+	 * Read-only, nothing is appended, so the last log may always be
+	 * reused, torn or not, and a big write buffer lets it stay the
+	 * memtable whatever its size rather than become tables.
+	 */
 	if (flags & STORE_READ_ONLY) {
 		readonly = readonly_env_new(leveldb::Env::Default());
 		options.env = readonly;
-		options.reuse_logs = false;
+		options.reuse_logs = true;
+		options.write_buffer_size = (size_t)1 << 30;
 	}
 	leveldb::Status s = leveldb::DB::Open(options, path, &db);
 	if (!s.ok()) {
@@ -74,6 +80,8 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 		*errptr = strdup(s.ToString().c_str());
 		return nullptr;
 	}
+	if (readonly != nullptr)
+		readonly_env_freeze(readonly);
 	*env = readonly;
 	return new leveldb_t{ db };
 }

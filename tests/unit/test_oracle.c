@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "codec.h"
 #include "oracle.h"
 #include "unit.h"
 
@@ -99,6 +100,42 @@ test_machine_crash(const char *dir)
 	CHECK(b == a + 1);
 }
 
+/*
+ * oracle_last, the snapshot of a reader that may not write: the last
+ * timestamp handed out, even when written under another boot id (a
+ * machine sharing the directory), and below the ceiling when there is
+ * no hot state at all.
+ */
+static void
+test_last(const char *dir)
+{
+	unsigned char rec[8 + 36 + 8 + 4];
+	char path[4200];
+	perc_ts a, b, t;
+	int fd;
+
+	CHECK(oracle_create(dir) == 0);
+	CHECK(oracle_last(&t, dir, FOREVER) == 0);
+	CHECK(t == 1);
+	CHECK(oracle_next(&a, dir, 5, FOREVER) == 0);
+	CHECK(oracle_last(&t, dir, FOREVER) == 0);
+	CHECK(t == a + 4);
+	snprintf(path, sizeof(path), "%s/oracle.lock", dir);
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0 && pread(fd, rec, sizeof(rec), 0) == sizeof(rec));
+	memset(rec + 8, 'f', 36);
+	codec_put_u32(rec + sizeof(rec) - 4, codec_crc32(0, rec,
+	    sizeof(rec) - 4));
+	CHECK(pwrite(fd, rec, sizeof(rec), 0) == sizeof(rec));
+	close(fd);
+	CHECK(oracle_last(&t, dir, FOREVER) == 0);
+	CHECK(t == a + 4);
+	clobber(dir, "oracle.lock", 0, "garbage!");
+	CHECK(oracle_last(&t, dir, FOREVER) == 0);
+	CHECK(oracle_next(&b, dir, 1, FOREVER) == 0);
+	CHECK(t >= a + 4 && t < b);
+}
+
 static void
 test_damaged_ceiling(const char *dir)
 {
@@ -116,6 +153,7 @@ const struct unit_test oracle_tests[] = {
 	    test_processes },
 	{ "oracle: after a machine crash it resumes above the ceiling",
 	    test_machine_crash },
+	{ "oracle: a reader's last timestamp, whatever the boot", test_last },
 	{ "oracle: a damaged ceiling file is an I/O error", test_damaged_ceiling },
 	{ NULL, NULL }
 };
