@@ -11,6 +11,7 @@ setup() {
 
 # bats test_tags=slow
 @test "20 s of chaos with 4 workers: every invariant holds" {
+	skip_under_valgrind "no transfer would commit in 20 s"
 	run -0 timeout 300 env PERC_BUILD="$(dirname "$PERC_BIN")" \
 	    "$CHAOS" "$BATS_TEST_TMPDIR/db" 20 4 3>&-
 	assert_output --partial 'chaos: all invariants hold'
@@ -23,6 +24,7 @@ setup() {
 
 # bats test_tags=slow
 @test "chaos.sh catches a perc that breaks an invariant" {
+	skip_under_valgrind "no transfer would commit in 6 s"
 	# A perc that, now and then, writes a balance one too high.
 	mkdir "$BATS_TEST_TMPDIR/bad"
 	cat > "$BATS_TEST_TMPDIR/bad/perc" <<-SH

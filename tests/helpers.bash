@@ -101,6 +101,12 @@ kill_bg() {
 	BG_PIDS=()
 }
 
+# skip_under_valgrind WHY: skip a test that needs perc at full speed
+# (make check-valgrind runs each perc about a thousand times slower).
+skip_under_valgrind() {
+	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "under valgrind: $1"
+}
+
 # read_only_view DIR [VIEW]: make DIR read-only for perc, or skip the
 # test.  Without VIEW, DIR itself turns read-only: by chmod for a user,
 # by a read-only bind mount onto itself for root, whom permissions do
