@@ -130,28 +130,20 @@ public:
 	Status NewSequentialFile(const std::string &f,
 	    leveldb::SequentialFile **r) override
 	{
-		MemFilePtr m;
+		Status s;
 
-		if (lookup(f, &m)) {
-			if (m == nullptr)
-				return gone(f);
-			*r = new MemSequential(m);
-			return Status::OK();
-		}
+		if (open_in_memory<MemSequential>(f, r, &s))
+			return s;
 		return target()->NewSequentialFile(f, r);
 	}
 
 	Status NewRandomAccessFile(const std::string &f,
 	    leveldb::RandomAccessFile **r) override
 	{
-		MemFilePtr m;
+		Status s;
 
-		if (lookup(f, &m)) {
-			if (m == nullptr)
-				return gone(f);
-			*r = new MemRandomAccess(m);
-			return Status::OK();
-		}
+		if (open_in_memory<MemRandomAccess>(f, r, &s))
+			return s;
 		return target()->NewRandomAccessFile(f, r);
 	}
 
@@ -288,6 +280,26 @@ public:
 	}
 
 private:
+	/*
+	 * Open f as a Mem if it was made or hidden here (true, the result
+	 * in *s); false when it is the disk's to open.
+	 */
+	template <class Mem, class File>
+	bool open_in_memory(const std::string &f, File **r, Status *s)
+	{
+		MemFilePtr m;
+
+		if (!lookup(f, &m))
+			return false;
+		if (m == nullptr) {
+			*s = gone(f);
+		} else {
+			*r = new Mem(m);
+			*s = Status::OK();
+		}
+		return true;
+	}
+
 	/* Is f made or hidden here?  Then *m is its memory, or null. */
 	bool lookup(const std::string &f, MemFilePtr *m)
 	{

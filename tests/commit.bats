@@ -340,12 +340,13 @@ setup() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	PERC_LOCK_TTL=2 PERC_FAILPOINT=after-prewrite:pause=5 \
+	PERC_LOCK_TTL=$(scaled 2) \
+	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 5) \
 	    perc commit -t "$t" > /dev/null 2> "$BATS_TEST_TMPDIR/err" 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
 	wait_for_live_lock a col "$pid"
-	PERC_LOCK_TIMEOUT=10 run -0 timeout 20 perc get a col
+	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get a col
 	assert_output old-a
 	rc=0
 	wait "$pid" || rc=$?
@@ -363,10 +364,10 @@ setup() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	start_live_commit "$t" a col after-prewrite 2
+	start_live_commit "$t" a col after-prewrite "$(scaled 2)"
 	# The reader waits for the owner instead of cleaning its lock; the
 	# commit timestamp comes after the reader's snapshot.
-	PERC_LOCK_TIMEOUT=10 run -0 timeout 20 perc get a col
+	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get a col
 	assert_output old-a
 	rc=0
 	wait "$COMMIT_PID" || rc=$?

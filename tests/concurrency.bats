@@ -84,21 +84,30 @@ reader() {
 	done
 }
 
-@test "bank transfers: the total is conserved in every snapshot" {
+# seed_accounts: five accounts holding 100 each, committed at once.
+seed_accounts() {
+	local t i
 	t=$(perc begin)
 	for i in 0 1 2 3 4; do
 		perc set -t "$t" "acct$i" bal 100
 	done
 	perc commit -t "$t" > /dev/null
+}
+
+# run_transfers READER N COUNT: run the function READER, which takes
+# snapshots into $TOTALS until $STOP exists, while N workers make COUNT
+# transfers each; then check that nobody failed and every transfer
+# was made.
+run_transfers() {
+	local reader=$1 n=$2 count=$3 rpid p w pids=()
 	export TOTALS="$BATS_TEST_TMPDIR/totals" STOP="$BATS_TEST_TMPDIR/stop"
-	export -f worker reader
+	export -f worker "$reader"
 	: > "$TOTALS"
-	timeout 120 bash -c reader 3>&- &
+	timeout 120 bash -c "$reader" 3>&- &
 	rpid=$!
 	BG_PIDS+=("$rpid")
-	pids=()
-	for w in 1 2 3 4; do
-		timeout 120 bash -c "worker $w 25" 3>&- &
+	for w in $(seq "$n"); do
+		timeout 120 bash -c "worker $w $count" 3>&- &
 		pids+=($!)
 		BG_PIDS+=($!)
 	done
@@ -109,10 +118,14 @@ reader() {
 	wait "$rpid" || echo "the reader exited $?" >> "$FAIL"
 	run cat "$FAIL"
 	assert_output ''
-	# Every worker made its 25 transfers.
-	[ "$(wc -l < "$BATS_TEST_TMPDIR/workers")" -eq 4 ]
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/workers")" -eq "$n" ]
 	run awk '{ n += $2 } END { print n }' "$BATS_TEST_TMPDIR/workers"
-	assert_output 100
+	assert_output $((n * count))
+}
+
+@test "bank transfers: the total is conserved in every snapshot" {
+	seed_accounts
+	run_transfers reader 4 25
 	# The final state, and every snapshot taken meanwhile, adds up.
 	run -0 perc scan --column bal
 	[ "${#lines[@]}" -eq 5 ]
@@ -148,34 +161,10 @@ view_reader() {
 }
 
 @test "a read-only view of the data directory reads whole snapshots while writers commit" {
-	t=$(perc begin)
-	for i in 0 1 2 3 4; do
-		perc set -t "$t" "acct$i" bal 100
-	done
-	perc commit -t "$t" > /dev/null
+	seed_accounts
 	export VIEW="$BATS_TEST_TMPDIR/view"
 	read_only_view "$PERC_DIR" "$VIEW"
-	export TOTALS="$BATS_TEST_TMPDIR/totals" STOP="$BATS_TEST_TMPDIR/stop"
-	export -f worker view_reader
-	: > "$TOTALS"
-	timeout 120 bash -c view_reader 3>&- &
-	rpid=$!
-	BG_PIDS+=("$rpid")
-	pids=()
-	for w in 1 2 3; do
-		timeout 120 bash -c "worker $w 20" 3>&- &
-		pids+=($!)
-		BG_PIDS+=($!)
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || echo "a worker exited $?" >> "$FAIL"
-	done
-	touch "$STOP"
-	wait "$rpid" || echo "the view reader exited $?" >> "$FAIL"
-	run cat "$FAIL"
-	assert_output ''
-	run awk '{ n += $2 } END { print n }' "$BATS_TEST_TMPDIR/workers"
-	assert_output 60
+	run_transfers view_reader 3 20
 	# Every snapshot saw five accounts holding 500 between them.
 	[ "$(wc -l < "$TOTALS")" -ge 4 ]
 	run awk '$2 != 500 || $3 != 5' "$TOTALS"

@@ -527,10 +527,10 @@ reap() {
 @test "a reader that waits for a live owner returns once the owner commits" {
 	olds
 	begin_t
-	start_paused after-prewrite 2
+	start_paused after-prewrite "$(scaled 2)"
 	# Snapshot taken before the commit timestamp: the old value, after
 	# the wait, never the new one and never a timeout.
-	PERC_LOCK_TIMEOUT=20 run -0 timeout 30 perc get b col
+	PERC_LOCK_TIMEOUT=$(scaled 20) run -0 timeout "$(scaled 30)" perc get b col
 	assert_output old-b
 	reap
 	[ "$RC" -eq 0 ]

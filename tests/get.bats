@@ -319,15 +319,16 @@ put() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	PERC_LOCK_TTL=2 PERC_FAILPOINT=after-prewrite:pause=5 \
+	PERC_LOCK_TTL=$(scaled 2) \
+	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 5) \
 	    perc commit -t "$t" 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
 	wait_for_live_lock a col "$pid"
-	PERC_LOCK_TIMEOUT=10 run -0 timeout 20 perc get a col
+	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get a col
 	assert_output old-a
 	kill -0 "$pid"        # the owner was still alive
-	PERC_LOCK_TIMEOUT=10 run -0 timeout 20 perc get b col
+	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get b col
 	assert_output old-b
 	# The slow owner, rolled back, cannot commit when it wakes up.
 	rc=0

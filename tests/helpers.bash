@@ -102,9 +102,19 @@ kill_bg() {
 }
 
 # skip_under_valgrind WHY: skip a test that needs perc at full speed
-# (make check-valgrind runs each perc about a thousand times slower).
+# (make check-valgrind makes each perc run take about a second).
 skip_under_valgrind() {
 	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "under valgrind: $1"
+}
+
+# scaled SECONDS: SECONDS, ten times over under valgrind, for a test
+# whose TTLs and pauses must outlast a few perc runs.
+scaled() {
+	if [ -n "${PERC_TEST_VALGRIND:-}" ]; then
+		echo $(($1 * 10))
+	else
+		echo "$1"
+	fi
 }
 
 # read_only_view DIR [VIEW]: make DIR read-only for perc, or skip the

@@ -56,7 +56,11 @@ spawn_runner() {
 	shift
 	(
 		rc=0
-		timeout 60 perc run-observer "$@" 2> "$T_DIR/err.$name" &
+		# --foreground: a plain timeout follows the signal it passes
+		# on with SIGCONT, which can cancel the stop LeakSanitizer's
+		# exit-time check waits for, hanging check-asan for good.
+		timeout --foreground 60 perc run-observer "$@" \
+		    2> "$T_DIR/err.$name" &
 		echo $! > "$T_DIR/pid.$name"
 		wait $! || rc=$?
 		echo "$rc" > "$T_DIR/rc.$name"

@@ -436,7 +436,7 @@ commit_ts_of() {
 	perc set -t "$t2" d col t2
 	perc set -t "$t2" e col t2
 	run -137 env PERC_FAILPOINT=after-prewrite perc commit -t "$t1"
-	PERC_FAILPOINT=after-prewrite:pause=4 perc commit -t "$t2" \
+	PERC_FAILPOINT=after-prewrite:pause=$(scaled 4) perc commit -t "$t2" \
 	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
 	PAUSED_PID=$!
 	PAUSED_PIDS+=("$PAUSED_PID")
