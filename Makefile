@@ -119,8 +119,10 @@ fuzz:
 	    echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
 	    build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
 	        -artifact_prefix=build-fuzz/crash-$$f- \
-	        build-fuzz/corpus-$$f 2>&1 | grep -E '^Done [0-9]+ runs|ERROR|SUMMARY' ; \
-	    ls build-fuzz/crash-$$f-* >/dev/null 2>&1 && exit 1; \
+	        build-fuzz/corpus-$$f > build-fuzz/fuzz_$$f.log 2>&1; \
+	    grep -E '^Done [0-9]+ runs' build-fuzz/fuzz_$$f.log; \
+	    if ls build-fuzz/crash-$$f-* >/dev/null 2>&1; then \
+	        sed -n '/ERROR/,$$p' build-fuzz/fuzz_$$f.log; exit 1; fi; \
 	    echo "fuzz_$$f: corpus $$(ls build-fuzz/corpus-$$f | wc -l) inputs"; \
 	done
 

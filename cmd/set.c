@@ -45,8 +45,10 @@ cmd_set(int argc, char **argv, struct perc_ctx *ctx)
 	if (argc < 2 || (argc > 3 && (argc % 3 != 0 || handle == NULL)))
 		return cmd_usage(usage);
 	if (argc == 2) {
-		if (cmd_read_stdin(&valbuf) < 0)
+		if (cmd_read_stdin(&valbuf) < 0) {
+			perc_buf_dispose(&valbuf);
 			return 7;       /* cmd_read_stdin said why */
+		}
 		val.data = valbuf.data ? valbuf.data : "";
 		val.len = valbuf.len;
 	}

@@ -307,9 +307,10 @@ perc_db_open(perc_db **out, const char *path)
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
-	if ((rc = read_config(&db->observed, &db->nobserved, path,
-	    &db->config_st)) < 0 ||
-	    (rc = store_init(&db->store, path)) < 0) {
+	/* The store first: perc_db_close must not see its lockfd as 0. */
+	if ((rc = store_init(&db->store, path)) < 0 ||
+	    (rc = read_config(&db->observed, &db->nobserved, path,
+	    &db->config_st)) < 0) {
 		perc_db_close(db);
 		return rc;
 	}
