@@ -135,8 +135,8 @@ fuzz:
 # joined, leaves "possibly lost" blocks: only definite leaks count.)
 # The files run in VALGRIND_JOBS shards at once (tests/bats-shards).
 # Every perc run goes under memcheck, or with VALGRIND_EVERY=N about
-# one in N: the full pass takes over an hour on two cores, so CI runs
-# the whole suite with N=3.
+# one in N: the full pass takes well over an hour on two cores, so CI
+# runs the whole suite with N=5.
 VALGRIND_TESTS = tests
 VALGRIND_JOBS = 2
 VALGRIND_EVERY = 1

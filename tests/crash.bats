@@ -113,11 +113,12 @@ commit_ts_of() {
 }
 
 # start_paused FP PAUSE [TTL [LAST]]: T (already begun) commits in the
-# background and stays alive at FP for PAUSE seconds.  Returns once it is
-# there.  LAST (default c) is the last row T writes.  PAUSED_PID is its pid; stdout and stderr in $BATS_TEST_TMPDIR/out
+# background and stays alive at FP for PAUSE seconds (scaled under
+# valgrind).  Returns once it is there.  LAST (default c) is the last row T writes.  PAUSED_PID is its pid; stdout and stderr in $BATS_TEST_TMPDIR/out
 # and err.
 start_paused() {
-	local fp=$1 pause=$2 ttl=${3:-30} last=${4:-c}
+	local fp=$1 pause ttl=${3:-30} last=${4:-c}
+	pause=$(scaled "$2")
 	PERC_LOCK_TTL=$ttl PERC_FAILPOINT="$fp:pause=$pause" perc commit -t "$T" \
 	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
 	PAUSED_PID=$!
@@ -133,8 +134,8 @@ start_paused() {
 
 # reap: wait (bounded) for the paused committer; its status in RC.
 reap() {
-	poll 300 eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
-		fail "the paused committer still runs after 30 s"
+	poll "$(scaled 300)" eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
+		fail "the paused committer still runs after $(scaled 30) s"
 	RC=0
 	wait "$PAUSED_PID" || RC=$?
 }

@@ -96,11 +96,12 @@ committed_cell() {
 }
 
 # paused FP PAUSE [TTL]: like wedge, but the committer stays alive at FP
-# for PAUSE seconds and then carries on.  Returns once it is there.
+# for PAUSE seconds (scaled under valgrind) and then carries on.  Returns once it is there.
 # PAUSED_PID is its pid; its stdout and stderr go to $BATS_TEST_TMPDIR/out
 # and err.
 paused() {
-	local fp=$1 pause=$2 ttl=${3:-30}
+	local fp=$1 pause ttl=${3:-30}
+	pause=$(scaled "$2")
 	perc set a col old-a
 	perc set b col old-b
 	perc set c col old-c
@@ -124,8 +125,8 @@ paused() {
 
 # reap: wait (bounded) for the paused committer; its status in RC.
 reap() {
-	poll 300 eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
-		fail "the paused committer still runs after 30 s"
+	poll "$(scaled 300)" eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
+		fail "the paused committer still runs after $(scaled 30) s"
 	RC=0
 	wait "$PAUSED_PID" || RC=$?
 }
