@@ -528,7 +528,7 @@ reap() {
 @test "a reader that waits for a live owner returns once the owner commits" {
 	olds
 	begin_t
-	start_paused after-prewrite "$(scaled 2)"
+	start_paused after-prewrite 2
 	# Snapshot taken before the commit timestamp: the old value, after
 	# the wait, never the new one and never a timeout.
 	PERC_LOCK_TIMEOUT=$(scaled 20) run -0 timeout "$(scaled 30)" perc get b col
