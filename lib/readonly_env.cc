@@ -151,11 +151,11 @@ public:
 	    leveldb::WritableFile **r) override
 	{
 		std::lock_guard<std::mutex> g(mu_);
-		MemFilePtr m = std::make_shared<MemFile>();
 
 		*r = nullptr;
 		if (frozen_)
 			return Status::IOError(f, "read-only store");
+		MemFilePtr m = std::make_shared<MemFile>();
 
 		files_[f] = m;
 		hidden_.erase(f);
