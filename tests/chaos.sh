@@ -37,6 +37,14 @@
 # Environment: PERC_BUILD (directory holding perc; default: the parent
 # of this script's directory), CHAOS_SEED (random seed), CHAOS_ACCOUNTS
 # (default 8).
+#
+# A run that must have done something, whatever the load: the run goes
+# on past SECONDS until at least CHAOS_MIN_COMMITS commits printed a
+# timestamp, CHAOS_MIN_CRASHES commits stopped at a failpoint,
+# CHAOS_MIN_KILLS perc processes were killed and CHAOS_MIN_SNAPSHOTS
+# snapshots were checked (each 0 by default), but for no more than
+# CHAOS_MAX_SECONDS in all (default: 10 times SECONDS, at least 60).
+# A run that ends short of them says so, and exits 1.
 
 set -u
 
@@ -52,6 +60,15 @@ WORKERS=$3
 case $DURATION in '' | *[!0-9]*) usage ;; esac
 case $WORKERS in '' | *[!0-9]*) usage ;; esac
 [ "$WORKERS" -ge 1 ] || usage
+MIN_COMMITS=${CHAOS_MIN_COMMITS:-0}
+MIN_CRASHES=${CHAOS_MIN_CRASHES:-0}
+MIN_KILLS=${CHAOS_MIN_KILLS:-0}
+MIN_SNAPSHOTS=${CHAOS_MIN_SNAPSHOTS:-0}
+MAX_SECONDS=${CHAOS_MAX_SECONDS:-$((DURATION * 10 > 60 ? DURATION * 10 : 60))}
+for n in "$MIN_COMMITS" "$MIN_CRASHES" "$MIN_KILLS" "$MIN_SNAPSHOTS" \
+    "$MAX_SECONDS"; do
+	case $n in '' | *[!0-9]*) usage ;; esac
+done
 
 here=$(cd "$(dirname "$0")" && pwd)
 PERC_BUILD=${PERC_BUILD:-"$here/.."}
@@ -441,8 +458,24 @@ SPID=$!
 killer 3>&- 2>> "$LOG/killer.stderr" &
 KPID=$!
 
+# enough: the run has done all that CHAOS_MIN_* ask for.  (The
+# snapshots are counted before the reader stops: it stops first.)
+enough() {
+	[ "$(wc -l < "$LOG/ok")" -ge "$MIN_COMMITS" ] &&
+	    [ "$(grep -c '^crash-' "$LOG/events")" -ge "$MIN_CRASHES" ] &&
+	    [ "$(grep -c '^kill-' "$LOG/events")" -ge "$MIN_KILLS" ] &&
+	    [ "$(wc -l < "$LOG/snapshots")" -ge "$MIN_SNAPSHOTS" ]
+}
+
+START=$SECONDS
 early=$((DURATION >= 6 ? 2 : DURATION / 3))
 sleep $((DURATION - early))
+# Past SECONDS, on until enough has happened, bounded.
+while ! enough && [ $((SECONDS - START)) -lt $((MAX_SECONDS - early)) ]; do
+	sleep 0.5
+done
+enough || SHORT=1
+ELAPSED=$((SECONDS - START + early))
 touch "$STOP_HELPERS"
 sleep "$early"
 touch "$STOP"
@@ -615,7 +648,8 @@ n_resolved=$(wc -l < "$LOG/resolve1")
 cat "$RUNTIME_VIOL" >> "$VIOL"
 n_viol=$(wc -l < "$VIOL")
 
-printf 'chaos: seed %s, %s s, %s workers, %s accounts\n' "$SEED" "$DURATION" "$WORKERS" "$NACCT"
+printf 'chaos: seed %s, %s s (asked for %s), %s workers, %s accounts\n' \
+    "$SEED" "$ELAPSED" "$DURATION" "$WORKERS" "$NACCT"
 printf 'chaos: %s commits printed a ts, %s transfers in the store, %s of uncertain fate\n' \
     "$n_ok" "$n_present" "$n_maybe"
 printf 'chaos: %s conflicts, %s failpoint crashes, %s kills (%s of commits), %s re-commits, %s aborts, %s left\n' \
@@ -627,6 +661,11 @@ if [ "$n_viol" -ne 0 ]; then
 	printf 'chaos: %s violations (logs in %s):\n' "$n_viol" "$LOG"
 	head -n 50 "$VIOL" | sed 's/^/  /'
 	[ "$n_viol" -le 50 ] || echo "  ... and $((n_viol - 50)) more"
+	exit 1
+fi
+if [ -n "${SHORT:-}" ]; then
+	printf 'chaos: after %s s, short of CHAOS_MIN_COMMITS=%s, CHAOS_MIN_CRASHES=%s, CHAOS_MIN_KILLS=%s or CHAOS_MIN_SNAPSHOTS=%s\n' \
+	    "$ELAPSED" "$MIN_COMMITS" "$MIN_CRASHES" "$MIN_KILLS" "$MIN_SNAPSHOTS"
 	exit 1
 fi
 [ "$n_ok" -gt 0 ] || { echo "chaos: no transfer committed at all"; exit 1; }
