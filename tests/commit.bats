@@ -340,8 +340,10 @@ setup() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	PERC_LOCK_TTL=$(scaled 2) \
-	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 5) \
+	# TTL and pause leave time, on a loaded machine, to see the lock
+	# live and then to read while the owner still sleeps.
+	PERC_LOCK_TTL=$(scaled 5) \
+	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 10) \
 	    perc commit -t "$t" > /dev/null 2> "$BATS_TEST_TMPDIR/err" 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
@@ -364,7 +366,7 @@ setup() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	start_live_commit "$t" a col after-prewrite "$(scaled 2)"
+	start_live_commit "$t" a col after-prewrite "$(scaled 6)"
 	# The reader waits for the owner instead of cleaning its lock; the
 	# commit timestamp comes after the reader's snapshot.
 	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get a col

@@ -437,7 +437,7 @@ reap() {
 @test "commit on a cell a live owner locked: exit 3 at once, the lock untouched (PEERS 20, 24)" {
 	olds
 	begin_t
-	start_paused after-prewrite 4
+	start_paused after-prewrite 6
 	before=$(dump)
 	t2=$(perc begin)
 	perc set -t "$t2" b col t2
@@ -528,7 +528,7 @@ reap() {
 @test "a reader that waits for a live owner returns once the owner commits" {
 	olds
 	begin_t
-	start_paused after-prewrite 2
+	start_paused after-prewrite 6
 	# Snapshot taken before the commit timestamp: the old value, after
 	# the wait, never the new one and never a timeout.
 	PERC_LOCK_TIMEOUT=$(scaled 20) run -0 timeout "$(scaled 30)" perc get b col
@@ -585,7 +585,7 @@ reap() {
 	T2=$(perc begin)
 	perc set -t "$T2" b col t2
 	T=$T2
-	start_paused after-prewrite 4 30 b
+	start_paused after-prewrite 6 30 b
 	t1=$(perc begin)
 	perc set -t "$t1" a col t1
 	perc set -t "$t1" b col t1
@@ -615,7 +615,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 4 30 a
+	start_paused after-prewrite 6 30 a
 	# A reader of b must not wait for B: A committed at ct.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col
 	assert_output new-b
@@ -639,7 +639,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 4 30 a
+	start_paused after-prewrite 6 30 a
 	locked_by "$tA" b dead || fail "A's lock on b should still be there"
 	# A reader of b must judge A by A's start ts, not by B's lock.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col

@@ -319,8 +319,10 @@ put() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	PERC_LOCK_TTL=$(scaled 2) \
-	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 5) \
+	# TTL and pause leave time, on a loaded machine, to see the lock
+	# live and then to read while the owner still sleeps.
+	PERC_LOCK_TTL=$(scaled 5) \
+	    PERC_FAILPOINT=after-prewrite:pause=$(scaled 10) \
 	    perc commit -t "$t" 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
