@@ -70,6 +70,8 @@ tests/unit/unit: $(TESTOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(STATIC_LIBS)
 
 # The whole suite: C unit tests, then bats; the last line sums both.
+# The bats files run in CHECK_JOBS shards at once (tests/bats-shards).
+CHECK_JOBS = 2
 check test: all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
 	printf '#include "perc.h"\n' | \
@@ -77,7 +79,8 @@ check test: all tests/unit/unit
 	$(MANDOC) -T lint -W warning man/*.1
 	@tests/unit/unit > tests/unit.tap; urc=$$?; cat tests/unit.tap; \
 	PERC_BUILD="$$PWD" PERC_TEST_CC='$(CC)' PERC_TEST_CFLAGS='$(CFLAGS)' \
-	    $(BATS) --tap $(BATS_FLAGS) tests > tests/bats.tap; \
+	    BATS='$(BATS)' BATS_FLAGS='$(BATS_FLAGS)' \
+	    tests/bats-shards $(CHECK_JOBS) tests > tests/bats.tap; \
 	brc=$$?; cat tests/bats.tap; \
 	cat tests/unit.tap tests/bats.tap | awk \
 	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
@@ -87,17 +90,33 @@ check test: all tests/unit/unit
 # The same suite built with AddressSanitizer and UBSan, in its own tree.
 # (Not UBSan's vptr check: it needs the C++ runtime, which a C program
 # linking libperc.so, such as examples/hello.c, does not bring.)
+# Every report (ASan, LeakSanitizer, UBSan) also goes to its own file in
+# build-asan/san, so that an error counts even in a test that ignores
+# how perc exited; any report fails it.  The last line says
+# "asan: N passed, N failed, N skipped; N sanitizer reports".
 check-asan:
 	rm -rf build-asan && mkdir build-asan
 	git ls-files | tar -cf - -T - | tar -xf - -C build-asan
+	mkdir build-asan/san
+	ASAN_OPTIONS="log_path=$$PWD/build-asan/san/asan:$${ASAN_OPTIONS:-}" \
+	UBSAN_OPTIONS="log_path=$$PWD/build-asan/san/ubsan:print_stacktrace=1:$${UBSAN_OPTIONS:-}" \
 	$(MAKE) -C build-asan check CC=clang CXX=clang++ \
 	    STATIC_LIBS='-lleveldb -lpthread' \
-	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all'
+	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
+	rc=$$?; \
+	reports=$$(find build-asan/san -type f | wc -l); \
+	find build-asan/san -type f -exec cat {} +; \
+	cat build-asan/tests/unit.tap build-asan/tests/bats.tap 2> /dev/null | \
+	awk -v reports="$$reports" '/^ok .*# skip/ { s++; next } /^ok/ { p++ } \
+	    /^not ok/ { f++ } END { printf "asan: %d passed, %d failed, " \
+	    "%d skipped; %d sanitizer reports\n", p, f, s, reports }'; \
+	[ $$rc -eq 0 ] && [ $$reports -eq 0 ]
 
 # libFuzzer targets for every decoder of bytes from disk or a user, built
 # with clang, ASan and UBSan in their own tree; each runs FUZZ_SECONDS
 # from its seed corpus in tests/fuzz/corpus.  A crash input belongs in
-# that corpus, where every later run replays it first.
+# that corpus, where every later run replays it first.  The last line
+# says "fuzz: N passed, 0 failed; N crashes", a target a pass.
 FUZZ_SECONDS = 30
 FUZZERS = key records journal escape files cli
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -113,7 +132,7 @@ fuzz:
 	        -x none build-fuzz/libperc.a -lleveldb -lpthread \
 	        -o build-fuzz/fuzz_$$f || exit 1; \
 	done
-	for f in $(FUZZERS); do \
+	n=0; for f in $(FUZZERS); do \
 	    mkdir -p build-fuzz/corpus-$$f && \
 	    cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
 	    echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
@@ -122,9 +141,12 @@ fuzz:
 	        build-fuzz/corpus-$$f > build-fuzz/fuzz_$$f.log 2>&1; \
 	    grep -E '^Done [0-9]+ runs' build-fuzz/fuzz_$$f.log; \
 	    if ls build-fuzz/crash-$$f-* >/dev/null 2>&1; then \
-	        sed -n '/ERROR/,$$p' build-fuzz/fuzz_$$f.log; exit 1; fi; \
+	        sed -n '/ERROR/,$$p' build-fuzz/fuzz_$$f.log; \
+	        echo "fuzz: $$n passed, 0 failed; 1 crashes (fuzz_$$f)"; exit 1; fi; \
 	    echo "fuzz_$$f: corpus $$(ls build-fuzz/corpus-$$f | wc -l) inputs"; \
-	done
+	    n=$$((n + 1)); \
+	done; \
+	echo "fuzz: $$n passed, 0 failed; 0 crashes"
 
 # The bats suite (or the files in VALGRIND_TESTS) with every perc run
 # under valgrind's memcheck, built dynamically (memcheck cannot watch the
