@@ -51,11 +51,12 @@ worker() {
 	echo "$id $n $tries" >> "$BATS_TEST_TMPDIR/workers"
 }
 
-# Take snapshots until $STOP exists, alternately with one scan and with
-# one timestamp plus five gets at it; write each total to $TOTALS.
+# Take snapshots until $STOP exists, and at least four, alternately with
+# one scan and with one timestamp plus five gets at it; write each total
+# to $TOTALS.
 reader() {
 	local k=0 rc ts i v total snap="$BATS_TEST_TMPDIR/snap"
-	while [ ! -e "$STOP" ] && [ "$k" -lt 10000 ]; do
+	while { [ ! -e "$STOP" ] || [ "$k" -lt 4 ]; } && [ "$k" -lt 10000 ]; do
 		k=$((k + 1))
 		if [ $((k % 2)) -eq 0 ]; then
 			rc=0
@@ -108,11 +109,11 @@ run_transfers() {
 	export TOTALS="$BATS_TEST_TMPDIR/totals" STOP="$BATS_TEST_TMPDIR/stop"
 	export -f worker "$reader"
 	: > "$TOTALS"
-	timeout 120 bash -c "$reader" 3>&- &
+	timeout 600 bash -c "$reader" 3>&- &
 	rpid=$!
 	BG_PIDS+=("$rpid")
 	for w in $(seq "$n"); do
-		timeout 120 bash -c "worker $w $count" 3>&- &
+		timeout 600 bash -c "worker $w $count" 3>&- &
 		pids+=($!)
 		BG_PIDS+=($!)
 	done
@@ -144,11 +145,11 @@ run_transfers() {
 	echo "# snapshots: $(wc -l < "$TOTALS"); workers: $(tr "\n" " " < "$BATS_TEST_TMPDIR/workers")" >&3
 }
 
-# Take snapshots through the read-only view $VIEW until $STOP exists:
-# scans and five-cell gets, each total written to $TOTALS.
+# Take snapshots through the read-only view $VIEW until $STOP exists, and
+# at least four: scans and five-cell gets, each total written to $TOTALS.
 view_reader() {
 	local k=0 out
-	while [ ! -e "$STOP" ] && [ "$k" -lt 10000 ]; do
+	while { [ ! -e "$STOP" ] || [ "$k" -lt 4 ]; } && [ "$k" -lt 10000 ]; do
 		k=$((k + 1))
 		if [ $((k % 2)) -eq 0 ]; then
 			out=$(PERC_DIR=$VIEW perc scan --column bal) ||
@@ -205,7 +206,7 @@ view_reader() {
 	export -f inc
 	pids=()
 	for w in 1 2 3 4; do
-		timeout 120 bash -c "inc $w" 3>&- &
+		timeout 600 bash -c "inc $w" 3>&- &
 		pids+=($!)
 		BG_PIDS+=($!)
 	done

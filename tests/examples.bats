@@ -33,7 +33,7 @@ setup() {
 		each=5
 	fi
 	dir=$BATS_TEST_TMPDIR/bank
-	run -0 timeout 120 "$PERC_SRC/examples/bank-transfer.sh" "$dir" \
+	run -0 timeout 600 "$PERC_SRC/examples/bank-transfer.sh" "$dir" \
 	    "$workers" "$each" 3>&-
 	total=$((workers * each))
 	assert_line --partial "# $total of $total transfers committed"
@@ -60,14 +60,14 @@ setup() {
 	exec "$PERC_BUILD/perc" "\$@"
 	EOF
 	chmod +x "$BATS_TEST_TMPDIR/bin/perc"
-	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -1 timeout 120 \
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -1 timeout 600 \
 	    "$PERC_SRC/examples/bank-transfer.sh" "$dir" 2 5 3>&-
 	assert_line '# NOT conserved, or a transfer failed'
 }
 
 @test "examples/stuck-lock.sh: a stuck transaction, shown, waited for and resolved" {
 	dir=$BATS_TEST_TMPDIR/stuck
-	run -0 timeout 120 "$PERC_SRC/examples/stuck-lock.sh" "$dir" 3>&-
+	run -0 timeout 600 "$PERC_SRC/examples/stuck-lock.sh" "$dir" 3>&-
 	assert_line '# everything went as expected'
 	refute_line --partial 'NOT OK'
 	assert_line 'ok: a reader waits for the live owner, then exit 4'
@@ -91,7 +91,7 @@ setup() {
 	exec "$PERC_BUILD/perc" "\$@"
 	EOF
 	chmod +x "$BATS_TEST_TMPDIR/bin/perc"
-	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -1 timeout 120 \
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -1 timeout 600 \
 	    "$PERC_SRC/examples/stuck-lock.sh" "$dir" 3>&-
 	assert_line 'NOT OK: no lock is left'
 	assert_line '# something did NOT go as expected'

@@ -165,7 +165,7 @@ hold_flock() {
 	( exec 9>>"$1"; flock 9; exec sleep 60 ) 3>&- &
 	FLOCK_PID=$!
 	BG_PIDS+=("$FLOCK_PID")
-	for i in $(seq 100); do
+	for i in $(seq 400); do
 		flock -n "$1" true || return 0
 		sleep 0.05
 	done

@@ -728,6 +728,9 @@ full_commit() {
 	fill "$n" 0
 	prev=0
 	killed=0
+	# The same delays every run; where they fall in the commit depends
+	# on the machine, and every outcome is checked: all or nothing.
+	RANDOM=4211
 	# A background job of a script ignores SIGINT: undo that for perc.
 	dflt=(env --default-signal=INT)
 	"${dflt[@]}" true 2>/dev/null || dflt=()

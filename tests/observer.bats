@@ -59,7 +59,7 @@ spawn_runner() {
 		# --foreground: a plain timeout follows the signal it passes
 		# on with SIGCONT, which can cancel the stop LeakSanitizer's
 		# exit-time check waits for, hanging check-asan for good.
-		timeout --foreground 60 perc run-observer "$@" \
+		timeout --foreground 300 perc run-observer "$@" \
 		    2> "$T_DIR/err.$name" &
 		echo $! > "$T_DIR/pid.$name"
 		wait $! || rc=$?
@@ -243,7 +243,7 @@ perc set -t "$PERC_TXN" "$PERC_ROW" n $((n + 1))'
 	printf 'x\0y\tz\\\n' | "$CLUSTERING" "$dir" load http://e/
 	run -0 env PERC_DIR="$dir" perc scan-notify
 	[ "${#lines[@]}" -eq 5 ]
-	run -0 timeout 60 "$CLUSTERING" "$dir" run 30
+	run -0 timeout 300 "$CLUSTERING" "$dir" run 240
 	export PERC_DIR=$dir
 	same=$(printf 'same text' | sha1sum | cut -d' ' -f1)
 	other=$(printf 'other text' | sha1sum | cut -d' ' -f1)
@@ -264,10 +264,10 @@ perc set -t "$PERC_TXN" "$PERC_ROW" n $((n + 1))'
 	assert_output '5 documents, 3 distinct: clustering verified'
 	# verify can fail: a wrong canonical document, then a wrong count
 	perc set "hash:$same" canonical http://c/
-	run -0 timeout 60 "$CLUSTERING" "$dir" run 30
+	run -0 timeout 300 "$CLUSTERING" "$dir" run 240
 	run -1 "$CLUSTERING" "$dir" verify
 	perc set "hash:$same" canonical http://b/
-	run -0 timeout 60 "$CLUSTERING" "$dir" run 30
+	run -0 timeout 300 "$CLUSTERING" "$dir" run 240
 	run -0 "$CLUSTERING" "$dir" verify
 	perc set stats canonical-count 4
 	run -1 --separate-stderr "$CLUSTERING" "$dir" verify
@@ -304,13 +304,13 @@ load_docs() {
 		wait "$p" || fail "a loader failed"
 	done
 	SPAWNED=("${servers[@]}")
-	PERC_DIR=$dir poll 300 no_dirty
+	PERC_DIR=$dir poll 1200 no_dirty
 	for p in "${servers[@]}"; do
 		kill -TERM "$p"
 	done
-	# the servers end within 10 s, and exit 0
+	# the servers end within 30 s, and exit 0
 	(
-		for k in $(seq 100); do sleep 0.1; done
+		for k in $(seq 300); do sleep 0.1; done
 		for p in "${servers[@]}"; do
 			kill -9 -- "-$p" 2> /dev/null
 		done
@@ -322,7 +322,7 @@ load_docs() {
 	kill "$dog" 2> /dev/null || true
 	SPAWNED=()
 	GROUPS_STARTED=()
-	run -0 timeout 60 "$CLUSTERING" "$dir" run 30
+	run -0 timeout 300 "$CLUSTERING" "$dir" run 240
 	run -0 "$CLUSTERING" "$dir" verify
 	assert_output '45 documents, 8 distinct: clustering verified'
 	PERC_DIR=$dir run -0 timeout 30 perc resolve-locks --all --dry-run

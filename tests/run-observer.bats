@@ -59,12 +59,12 @@ start_runner() {
 }
 
 # Send signal $1 to the runner and wait for it: it must exit 0 within
-# 5 seconds (a watchdog kills it with -9 after that).
+# 30 seconds (a watchdog kills it with -9 after that).
 stop_runner() {
 	local sig=$1 rc=0 dog
 	kill -s "$sig" "$RUNNER_PID"
 	(
-		for k in $(seq 50); do sleep 0.1; done
+		for k in $(seq 300); do sleep 0.1; done
 		kill -9 "$RUNNER_PID" 2> /dev/null
 	) 3>&- &
 	dog=$!

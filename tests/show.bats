@@ -235,7 +235,8 @@ $(tsv b c "$T" rolled-back)"
 		perc show a c | grep -q owner-state=alive && break
 		sleep 0.1
 	done
-	PERC_LOCK_TIMEOUT=10 run -0 timeout 3 perc show a c
+	# Within 5 s, far less than the 10 s it would wait for a lock.
+	PERC_LOCK_TIMEOUT=10 run -0 timeout 5 perc show a c
 	[[ ${lines[0]} == *owner-state=alive ]]
 }
 

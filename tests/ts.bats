@@ -82,7 +82,7 @@ setup() {
 	perc ts -n 100000000 > "$BATS_TEST_TMPDIR/out" 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		[ "$(wc -l < "$BATS_TEST_TMPDIR/out")" -gt 1000 ] && break
 		sleep 0.05
 	done
