@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "db.h"
+#include "disk.h"
 #include "error.h"
 #include "escape.h"
 #include "oracle.h"
@@ -118,7 +119,11 @@ fail:
 	return rc;
 }
 
-/* Replace DIR/config atomically with the given observed columns. */
+/*
+ * Replace DIR/config atomically with the given observed columns: write,
+ * fsync, rename, fsync the directory, so that a power cut leaves the
+ * old config or the new one, and once init returns, the new one.
+ */
 static int
 write_config(const char *dir, const perc_buf *cols, size_t ncols)
 {
@@ -140,9 +145,11 @@ write_config(const char *dir, const perc_buf *cols, size_t ncols)
 		goto done;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0 || write(fd, text.data, text.len) != (ssize_t)text.len ||
-	    fsync(fd) != 0 || rename(tmp, path) != 0)
-		rc = error_set(PERC_EIO, "cannot write '%s': %s; check that "
-		    "the disk has room and is writable", path, strerror(errno));
+	    fsync(fd) != 0 || rename(tmp, path) != 0 || disk_sync_dir(dir) != 0)
+		rc = errno == ENOSPC ? disk_full_error(dir, "cannot write the "
+		    "config file") : error_set(PERC_EIO, "cannot write '%s': "
+		    "%s; check that the data directory is writable", path,
+		    strerror(errno));
 done:
 	if (fd >= 0)
 		close(fd);
@@ -150,22 +157,57 @@ done:
 	return rc;
 }
 
+/*
+ * mkdir -p path.  *top is set to the first directory it made, whose
+ * parent must be synced for the new ones to outlast a power cut, or
+ * left empty if path existed.
+ */
 static int
-mkdir_p(const char *path)
+mkdir_p(const char *path, char *top, size_t topsz)
 {
 	char tmp[4096], *p;
 
+	top[0] = '\0';
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return -1;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
+	for (p = tmp + 1;; p++) {
+		if (*p != '/' && *p != '\0')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+		if (mkdir(tmp, 0755) == 0) {
+			if (top[0] == '\0')
+				snprintf(top, topsz, "%s", tmp);
+		} else if (errno != EEXIST)
 			return -1;
+		if (p[1] == '\0' || strcmp(tmp, path) == 0)
+			return 0;
 		*p = '/';
 	}
-	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * Make a new data directory durable: fsync it, then every directory
+ * from it up to the parent of top (the first one mkdir_p made), so that
+ * a power cut after init returns cannot undo any of their entries.
+ */
+static int
+sync_new_dir(const char *path, const char *top)
+{
+	char walk[4096], *slash;
+	int rc = disk_sync_dir(path), done = top[0] == '\0';
+
+	snprintf(walk, sizeof(walk), "%s", path);
+	while (rc == 0 && !done) {
+		done = strcmp(walk, top) == 0;
+		if ((slash = strrchr(walk, '/')) == NULL) {
+			rc = disk_sync_dir(".");
+			done = 1;
+		} else {
+			slash[slash == walk] = '\0';    /* "/x" -> "/" */
+			rc = disk_sync_dir(walk);
+		}
+	}
+	return rc;
 }
 
 /*
@@ -250,7 +292,7 @@ done:
 int
 perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 {
-	char sub[4096];
+	char sub[4096], top[4096];
 	perc_buf *cols = NULL;
 	size_t ncols = 0;
 	int fd, rc, changed;
@@ -258,7 +300,7 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	dir_path(sub, sizeof(sub), path, "config");
 	if (access(sub, F_OK) == 0)
 		return init_existing(path, observe, n);
-	if (mkdir_p(path) != 0)
+	if (mkdir_p(path, top, sizeof(top)) != 0)
 		return error_set(errno == ENOTDIR || errno == EEXIST ?
 		    PERC_ENOTDB : PERC_EIO, "cannot create the directory "
 		    "'%s': %s", path, strerror(errno));
@@ -285,6 +327,9 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	if (rc == 0 && unlink(sub) != 0)
 		rc = error_set(PERC_EIO, "cannot remove '%s': %s", sub,
 		    strerror(errno));
+	if (rc == 0 && sync_new_dir(path, top) != 0)
+		rc = error_set(PERC_EIO, "cannot sync the new data directory "
+		    "'%s': %s", path, strerror(errno));
 	return rc;
 }
 
@@ -369,11 +414,14 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	return rc;
 }
 
-/* The end of a call's use of the store: let it go unless held. */
+/*
+ * The end of a call's use of the store: let it go unless held, or after
+ * a failed write, which the next open must recover from.
+ */
 void
 db_release(perc_db *db)
 {
-	if (!db->held)
+	if (!db->held || db->store.failed)
 		store_release(&db->store);
 }
 
@@ -405,7 +453,13 @@ perc_snapshot_ts(perc_ts *out, perc_db *db)
 {
 	int64_t deadline = clock_deadline(db->timeout_ms);
 
+	int rc;
+
 	if (db->store.read_only)
 		return oracle_last(out, db->dir, deadline);
-	return oracle_next(out, db->dir, 1, deadline);
+	/* On a full disk, read at the last timestamp, as read-only. */
+	if ((rc = oracle_next(out, db->dir, 1, deadline)) == PERC_EIO &&
+	    errno == ENOSPC)
+		rc = oracle_last(out, db->dir, deadline);
+	return rc;
 }

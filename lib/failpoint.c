@@ -6,6 +6,8 @@
  * exactly the state a crash there leaves.  PERC_FAILPOINT=NAME:pause=S
  * instead lets go of the store and sleeps S seconds while keeping the
  * token, which is a slow but live committer, then carries on.
+ * PERC_FAILPOINT=NAME:power-cut, for tests, first puts the store back
+ * to what a power cut at NAME would leave (durable_env.cc), then exits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,8 @@ failpoint_check(void)
 	for (i = 0; names[i] != NULL; i++) {
 		n = strlen(names[i]);
 		if (strncmp(fp, names[i], n) == 0 && (fp[n] == '\0' ||
-		    strncmp(fp + n, ":pause=", 7) == 0))
+		    strncmp(fp + n, ":pause=", 7) == 0 ||
+		    strcmp(fp + n, ":power-cut") == 0))
 			return 0;
 	}
 	return error_set(PERC_EUSAGE, "PERC_FAILPOINT '%.60s' names no "
@@ -53,6 +56,10 @@ failpoint(perc_db *db, const char *name)
 		return 0;
 	if (fp[n] == '\0')
 		_exit(137);
+	if (strcmp(fp + n, ":power-cut") == 0) {
+		store_power_cut(&db->store);
+		_exit(137);
+	}
 	if (strncmp(fp + n, ":pause=", 7) != 0)
 		return 0;
 	secs = strtod(fp + n + 7, NULL);
@@ -63,4 +70,13 @@ failpoint(perc_db *db, const char *name)
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);
 	return db_acquire(db, clock_deadline(db->timeout_ms));
+}
+
+/* Is a power cut asked for?  The store must then be opened to simulate it. */
+int
+failpoint_cuts_power(void)
+{
+	const char *fp = getenv("PERC_FAILPOINT");
+
+	return fp != NULL && strstr(fp, ":power-cut") != NULL;
 }

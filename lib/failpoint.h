@@ -6,4 +6,5 @@
 
 int failpoint_check(void);
 int failpoint(perc_db *db, const char *name);
+int failpoint_cuts_power(void);
 #endif

@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "codec.h"
+#include "disk.h"
 #include "error.h"
 #include "journal.h"
 
@@ -86,16 +87,16 @@ journal_create(struct journal *j, const char *dir, perc_ts start_ts)
 	j->start_ts = start_ts;
 	j->fd = open(j->path, O_RDWR | O_CREAT | O_EXCL | O_APPEND |
 	    O_CLOEXEC, 0644);
+	if (j->fd < 0 && errno == ENOENT)
+		return error_set(PERC_ENOTDB, "cannot create the journal "
+		    "'%s': %s", j->path, strerror(errno));
 	if (j->fd < 0)
-		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
-		    "cannot create the journal '%s': %s", j->path,
-		    strerror(errno));
+		return disk_write_error(j->path, "cannot create the journal");
 	memcpy(head, JOURNAL_MAGIC, 8);
 	codec_put_u64(head + 8, start_ts);
 	codec_put_u32(head + 16, codec_crc32(0, head, 16));
 	if (write_all(j->fd, head, sizeof(head)) < 0) {
-		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
-		    "check that the disk has room", j->path, strerror(errno));
+		rc = disk_write_error(j->path, "cannot write the journal");
 		unlink(j->path);
 		return rc;
 	}
@@ -268,8 +269,7 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 	} else if ((rc = check_tail(j, st.st_size, op)) < 0) {
 		;
 	} else if (write_all(j->fd, rec.data, rec.len) < 0) {
-		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
-		    "check that the disk has room", j->path, strerror(errno));
+		rc = disk_write_error(j->path, "cannot write the journal");
 		/* Leave no torn record behind: the transaction goes on. */
 		if (ftruncate(j->fd, st.st_size) != 0)
 			rc = error_set(PERC_EIO, "cannot write the journal "

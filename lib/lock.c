@@ -132,19 +132,71 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 }
 
 /*
- * A reader met lock on (row, col): clean it up if its owner is gone,
- * else let go of the store so the owner can finish, and wait a while.
+ * A reader that may not write (a read-only directory, a full disk, a
+ * failed write) cannot clean a gone owner's lock up, but can often read
+ * past it: a committed primary tells the lock's commit timestamp, and
+ * a dead owner (its token free) holds no commit timestamp it could
+ * still use, so if its primary is not committed it commits, if ever,
+ * at a timestamp the oracle hands out later, above this reader's.
+ * Only an owner past its TTL whose token this host cannot see may be
+ * between its commit timestamp and its commit point: that lock needs
+ * a writer.  Sets *known, or returns RESOLVE_ALIVE in *action.
+ */
+static int
+decide_without_writing(struct lock_fate *known, int *action, perc_db *db,
+    perc_bytes row, perc_bytes col, const struct lock_rec *lock)
+{
+	struct lock_rec plock;
+	perc_ts committed_at;
+	int rc, pending;
+
+	if ((rc = primary_fate(&committed_at, action, db, lock,
+	    RESOLVE_DRY_RUN)) < 0 || *action == RESOLVE_ALIVE)
+		return rc;
+	/* Rolled back for good, or a primary still locked by its owner? */
+	memset(&plock, 0, sizeof(plock));
+	rc = mvcc_get_lock(&plock, db, buf_bytes(&lock->primary_row),
+	    buf_bytes(&lock->primary_col));
+	pending = rc == 0 && plock.start_ts == lock->start_ts &&
+	    lock_owner_state(db, &plock) != OWNER_DEAD;
+	codec_lock_dispose(&plock);
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		return rc;
+	if (*action == RESOLVE_BACK && pending)
+		return error_set(PERC_EIO, "row '%s' column '%s' is locked by "
+		    "transaction %llu, whose owner on host '%.*s' is past "
+		    "its TTL; only a process that can write the data "
+		    "directory can roll it back: run 'perc resolve-locks' "
+		    "there", error_quote(row), error_quote(col),
+		    (unsigned long long)lock->start_ts, (int)lock->host.len,
+		    lock->host.data);
+	known->start_ts = lock->start_ts;
+	known->commit_ts = committed_at;
+	return 0;
+}
+
+/*
+ * A reader met lock on (row, col): clean it up if its owner is gone
+ * (or, when the store cannot be written, learn its fate in *known), else
+ * let go of the store so the owner can finish, and wait a while.
  * Returns 0 when the caller should look again, PERC_ETIMEOUT once the
  * deadline has passed.
  */
 int
 lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
-    const struct lock_rec *lock, unsigned *delay_us, int64_t deadline_ms)
+    const struct lock_rec *lock, struct lock_fate *known,
+    unsigned *delay_us, int64_t deadline_ms)
 {
 	int rc, action;
 
-	if ((rc = lock_resolve(&action, db, row, col, lock, 0)) < 0 ||
-	    action != RESOLVE_ALIVE)
+	if (db->store.read_only || db->store.failed)
+		rc = decide_without_writing(known, &action, db, row, col,
+		    lock);
+	else if ((rc = lock_resolve(&action, db, row, col, lock, 0)) < 0 &&
+	    db->store.failed)   /* the disk filled up: read past it */
+		rc = decide_without_writing(known, &action, db, row, col,
+		    lock);
+	if (rc < 0 || action != RESOLVE_ALIVE)
 		return rc;
 	store_release(&db->store);
 	if (clock_backoff(delay_us, 100000, deadline_ms) < 0)

@@ -85,17 +85,37 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 	return -1;
 }
 
+/* The value a put at start_ts, committed at at, wrote: into out. */
+static int
+read_put(perc_buf *out, perc_db *db, struct cell *c, perc_ts start_ts,
+    perc_ts at)
+{
+	int rc;
+
+	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, KIND_DATA,
+	    start_ts)) == 0 && (rc = store_get(out, &db->store,
+	    buf_bytes(&c->key))) == PERC_ENOTFOUND)
+		rc = error_set(PERC_EIO, "the value of row '%s' column '%s' "
+		    "committed at %llu is missing; the data directory is "
+		    "damaged", error_quote(c->row), error_quote(c->col),
+		    (unsigned long long)at);
+	return rc;
+}
+
 /*
  * Read the value of (row, col) visible at snapshot ts into out:
  * the newest put or delete committed at or before ts.  A lock with a
  * start below ts may yet commit below ts, so it stops the read with
  * PERC_ELOCKED and a copy in *blocker, unless it is lock-only, which
- * never changes a value.  A scan passes its own iterator as it, which
- * the read moves; NULL reads on an iterator of its own.
+ * never changes a value, or its transaction's fate is known: then it
+ * is read as committed at known->commit_ts, or as absent when that is
+ * 0 (see lock_wait_or_clean).  A scan passes its own iterator as it,
+ * which the read moves; NULL reads on an iterator of its own.
  */
 int
 mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
-    perc_bytes row, perc_bytes col, perc_ts ts, struct lock_rec *blocker)
+    perc_bytes row, perc_bytes col, perc_ts ts, struct lock_rec *blocker,
+    const struct lock_fate *known)
 {
 	struct write_rec w;
 	struct cell c;
@@ -108,8 +128,17 @@ mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
 	rc = mvcc_get_lock(blocker, db, row, col);
 	if (rc == 0 && blocker->start_ts <= ts &&
 	    !OP_KEEPS_VALUE(blocker->op)) {
-		rc = PERC_ELOCKED;
-		goto done;
+		if (known == NULL || known->start_ts != blocker->start_ts) {
+			rc = PERC_ELOCKED;
+			goto done;
+		}
+		/* No commit can come between a lock and its own. */
+		if (known->commit_ts != 0 && known->commit_ts <= ts) {
+			rc = blocker->op == OP_PUT ? read_put(out, db, &c,
+			    blocker->start_ts, known->commit_ts) :
+			    PERC_ENOTFOUND;
+			goto done;
+		}
 	}
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
@@ -121,15 +150,7 @@ mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
 			goto done;
 		rc = PERC_ENOTFOUND;
 		if (w.op == OP_PUT) {
-			if ((rc = codec_key(&c.key, REGION_CELL, row, col,
-			    KIND_DATA, w.start_ts)) == 0 &&
-			    (rc = store_get(out, &db->store,
-			    buf_bytes(&c.key))) == PERC_ENOTFOUND)
-				rc = error_set(PERC_EIO, "the value of row "
-				    "'%s' column '%s' committed at %llu is "
-				    "missing; the data directory is damaged",
-				    error_quote(row), error_quote(col),
-				    (unsigned long long)at);
+			rc = read_put(out, db, &c, w.start_ts, at);
 			break;
 		}
 		if (w.op == OP_DELETE)

@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "codec.h"
+#include "disk.h"
 #include "error.h"
 #include "oracle.h"
 
@@ -65,18 +66,6 @@ boot_id(char out[BOOT_ID_SIZE])
 }
 
 static int
-fsync_dir(const char *dir)
-{
-	int fd, rc;
-
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-static int
 write_ceiling(const char *dir, uint64_t ceiling)
 {
 	unsigned char rec[CEILING_SIZE];
@@ -94,13 +83,11 @@ write_ceiling(const char *dir, uint64_t ceiling)
 	ok = write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec) &&
 	    fsync(fd) == 0;
 	if (close(fd) != 0 || !ok || rename(tmp, path) != 0 ||
-	    fsync_dir(dir) != 0)
+	    disk_sync_dir(dir) != 0)
 		goto fail;
 	return 0;
 fail:
-	return error_set(PERC_EIO, "cannot write the oracle file '%s': %s; "
-	    "check that the disk has room and is writable", path,
-	    strerror(errno ? errno : EIO));
+	return disk_write_error(path, "cannot write the oracle file");
 }
 
 static int
@@ -145,7 +132,7 @@ read_hot(int fd, const char *boot)
 }
 
 static int
-write_hot(int fd, const char *boot, uint64_t last)
+write_hot(const char *dir, int fd, const char *boot, uint64_t last)
 {
 	unsigned char rec[HOT_SIZE];
 
@@ -154,8 +141,8 @@ write_hot(int fd, const char *boot, uint64_t last)
 	codec_put_u64(rec + 8 + BOOT_ID_SIZE, last);
 	codec_put_u32(rec + HOT_SIZE - 4, codec_crc32(0, rec, HOT_SIZE - 4));
 	if (pwrite(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
-		return error_set(PERC_EIO, "cannot write the oracle lockfile: "
-		    "%s; check that the disk has room", strerror(errno));
+		return disk_write_error(dir, "cannot write the oracle lockfile "
+		    "in");
 	return 0;
 }
 
@@ -223,7 +210,7 @@ oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 	    (rc = write_ceiling(dir, next + n + (n > RESERVE ? n : RESERVE)))
 	    < 0)
 		goto done;
-	if ((rc = write_hot(fd, boot, next + n - 1)) == 0)
+	if ((rc = write_hot(dir, fd, boot, next + n - 1)) == 0)
 		*out = next;
 done:
 	close(fd);              /* releases the flock */

@@ -104,7 +104,7 @@ clear_items(perc_iter *it)
  */
 static int
 read_cell(perc_iter *it, leveldb_iterator_t *li, struct key *k,
-    struct lock_rec *blocker, size_t *bytes)
+    struct lock_rec *blocker, const struct lock_fate *known, size_t *bytes)
 {
 	struct item *item = &it->items[it->n];
 	int rc;
@@ -112,7 +112,7 @@ read_cell(perc_iter *it, leveldb_iterator_t *li, struct key *k,
 	if (!wanted(it, buf_bytes(&k->row), buf_bytes(&k->col)))
 		return 0;
 	rc = mvcc_read(&item->value, it->db, li, buf_bytes(&k->row),
-	    buf_bytes(&k->col), it->ts, blocker);
+	    buf_bytes(&k->col), it->ts, blocker, known);
 	if (rc == PERC_ENOTFOUND)
 		return 0;
 	if (rc < 0)
@@ -132,6 +132,7 @@ fetch(perc_iter *it)
 	int64_t deadline = clock_deadline(it->db->timeout_ms);
 	leveldb_iterator_t *li = NULL;
 	struct lock_rec blocker;
+	struct lock_fate known = { 0, 0 };
 	struct key k;
 	size_t bytes = 0, klen;
 	unsigned delay = 1000;
@@ -161,13 +162,13 @@ fetch(perc_iter *it)
 		}
 		if ((rc = codec_parse_key(&k, key, klen)) < 0)
 			break;
-		rc = read_cell(it, li, &k, &blocker, &bytes);
+		rc = read_cell(it, li, &k, &blocker, &known, &bytes);
 		if (rc == PERC_ELOCKED) {
 			leveldb_iter_destroy(li);
 			li = NULL;
 			if ((rc = lock_wait_or_clean(it->db,
 			    buf_bytes(&k.row), buf_bytes(&k.col), &blocker,
-			    &delay, deadline)) < 0)
+			    &known, &delay, deadline)) < 0)
 				break;
 			li = store_iter(&it->db->store);
 			leveldb_iter_seek(li, it->cursor.data, it->cursor.len);

@@ -5,11 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <dirent.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "clock.h"
+#include "codec.h"
+#include "disk.h"
 #include "error.h"
+#include "failpoint.h"
 #include "store.h"
 
 static char *
@@ -24,16 +29,23 @@ path_join(const char *dir, const char *name)
 }
 
 /*
- * LevelDB reports errors as malloc'd strings.  Everything it reports is
- * a storage failure (exit 7); the message keeps LevelDB's own words,
- * which name the damaged file.
+ * LevelDB reports errors as malloc'd strings that name the file.  All
+ * are storage failures (exit 7), but only a corruption may call for a
+ * backup: a full disk or another I/O error leaves the data as it was.
  */
 static int
-store_fail(char *err, const char *doing)
+store_fail(const struct store *s, char *err, const char *doing)
 {
-	int rc = error_set(PERC_EIO, "%s: %s; check the disk, or restore "
-	    "the data directory from a backup", doing, err);
+	int rc;
 
+	if (strstr(err, strerror(ENOSPC)) != NULL)
+		rc = disk_full_error(s != NULL ? s->dir : ".", doing);
+	else if (strncmp(err, "Corruption:", 11) == 0)
+		rc = error_set(PERC_EIO, "%s: %s; the store is damaged: "
+		    "restore the data directory from a backup", doing, err);
+	else
+		rc = error_set(PERC_EIO, "%s: %s; check the disk and retry",
+		    doing, err);
 	leveldb_free(err);
 	return rc;
 }
@@ -107,12 +119,104 @@ store_create(const char *dir)
 	close(fd);
 	db = store_open_tuned(s.path, STORE_CREATE, &s.env, &err);
 	if (err != NULL)
-		rc = store_fail(err, "cannot create the store");
-	else
-		store_close_tuned(db, s.env);
+		rc = store_fail(&s, err, "cannot create the store");
+	else {
+		store_close_tuned(db, s.env, 0);
+		/* LevelDB renames CURRENT into place without this. */
+		if (disk_sync_dir(s.path) != 0)
+			rc = error_set(PERC_EIO, "cannot sync '%s': %s", s.path,
+			    strerror(errno));
+	}
 done:
 	store_dispose(&s);
 	return rc;
+}
+
+/*
+ * DIR/store.clean vouches for the store's newest log: its name, size
+ * and the CRC of its last bytes, as the last session that changed the
+ * store left them when it closed cleanly.  Only a log that still
+ * matches may be appended to (reuse_logs): one a power cut tore, cut
+ * short or left older fails the match, and LevelDB turns it, torn
+ * tail dropped, into a table instead of appending after the torn bytes
+ * (google/leveldb#1287).  So neither the marker nor the log's tail
+ * needs an fsync: any state a cut leaves them in is told apart.
+ */
+#define CLEAN_TAIL 4096
+
+static int
+log_identity(const struct store *s, char *out, size_t size)
+{
+	unsigned char tail[CLEAN_TAIL];
+	char name[256] = "", path[4096];
+	unsigned long long num, best = 0;
+	struct dirent *e;
+	struct stat st;
+	ssize_t n;
+	size_t len;
+	DIR *d;
+	int fd, end;
+
+	if ((d = opendir(s->path)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		end = 0;
+		if (sscanf(e->d_name, "%llu.log%n", &num, &end) == 1 &&
+		    end > 0 && e->d_name[end] == '\0' && num >= best) {
+			best = num;
+			memcpy(name, e->d_name, strlen(e->d_name) + 1);
+		}
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/%s", s->path, name);
+	if (name[0] == '\0' || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	len = 0;
+	n = -1;
+	if (fstat(fd, &st) == 0) {
+		len = st.st_size < CLEAN_TAIL ? (size_t)st.st_size : CLEAN_TAIL;
+		n = pread(fd, tail, len, st.st_size - (off_t)len);
+	}
+	close(fd);
+	if (n != (ssize_t)len)
+		return -1;
+	snprintf(out, size, "%s %jd %08" PRIx32 "\n", name,
+	    (intmax_t)st.st_size, codec_crc32(0, tail, len));
+	return 0;
+}
+
+static int
+marker_matches(const struct store *s)
+{
+	char want[320], have[320];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(s->cleanpath, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, have, sizeof(have) - 1);
+	close(fd);
+	if (n <= 0 || log_identity(s, want, sizeof(want)) != 0)
+		return 0;
+	have[n] = '\0';
+	return strcmp(have, want) == 0;
+}
+
+/* No fsync: a marker a cut tears or loses only costs an open a table. */
+static void
+marker_write(const struct store *s)
+{
+	char text[320];
+	int fd;
+
+	if (log_identity(s, text, sizeof(text)) != 0)
+		return;
+	if ((fd = open(s->cleanpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0)
+		return;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ftruncate(fd, 0);
+	close(fd);
 }
 
 /*
@@ -141,20 +245,31 @@ store_acquire(struct store *s, int64_t deadline_ms)
 		return error_set(PERC_EIO, "cannot lock '%s': %s",
 		    s->lockpath, strerror(errno));
 	}
-	/*
-	 * DIR/store.clean says the last session closed the store after
-	 * writes that all succeeded, so its log ends in a whole record and
-	 * may be appended to.  Otherwise LevelDB turns the log, torn tail
-	 * dropped, into a table and starts a new one.
-	 */
-	s->clean = access(s->cleanpath, F_OK) == 0;
-	s->failed = 0;
+	/* A disk found full is tried again after a second. */
+	if (s->read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
+		s->read_only = 0;
+	s->clean = marker_matches(s);
+	s->wrote = s->failed = 0;
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
-	    (s->read_only ? STORE_READ_ONLY : 0), &s->env, &err);
+	    (s->read_only ? STORE_READ_ONLY : 0) |
+	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
+	/*
+	 * Opening a store whose log is not clean writes a table: on a full
+	 * disk, open it as a read-only one instead, so reads still work
+	 * and writes say what is wrong.
+	 */
+	if (err != NULL && !s->read_only && strstr(err, strerror(ENOSPC))) {
+		leveldb_free(err);
+		err = NULL;
+		s->read_only = ENOSPC;
+		s->full_at_ms = clock_mono_ms();
+		s->db = store_open_tuned(s->path, STORE_READ_ONLY, &s->env,
+		    &err);
+	}
 	if (err != NULL) {
 		s->db = NULL;
 		flock(s->lockfd, LOCK_UN);
-		return store_fail(err, "cannot open the store");
+		return store_fail(s, err, "cannot open the store");
 	}
 	return 0;
 }
@@ -163,17 +278,12 @@ store_acquire(struct store *s, int64_t deadline_ms)
 void
 store_release(struct store *s)
 {
-	int fd;
-
 	if (s->db != NULL) {
-		store_close_tuned(s->db, s->env);
+		store_close_tuned(s->db, s->env, s->read_only);
 		s->db = NULL;
 		s->env = NULL;
-		/* No fsync: a lost marker only costs the next open a table. */
-		if (!s->clean && !s->failed && !s->read_only &&
-		    (fd = open(s->cleanpath, O_WRONLY | O_CREAT | O_CLOEXEC,
-		    0644)) >= 0)
-			close(fd);
+		if (!s->failed && !s->read_only && (s->wrote || !s->clean))
+			marker_write(s);
 	}
 	if (s->lockfd >= 0) {
 		close(s->lockfd);
@@ -191,7 +301,7 @@ store_get(perc_buf *out, struct store *s, perc_bytes key)
 
 	v = leveldb_get(s->db, s->read, key.data, key.len, &len, &err);
 	if (err != NULL)
-		return store_fail(err, "cannot read the store");
+		return store_fail(s, err, "cannot read the store");
 	if (v == NULL)
 		return PERC_ENOTFOUND;
 	rc = buf_set(out, v, len);
@@ -202,52 +312,32 @@ store_get(perc_buf *out, struct store *s, perc_bytes key)
 /*
  * Apply batch atomically: LevelDB's write batch is the single-row
  * atomicity Percolator assumes of its store.  With sync, the write is
- * on disk when this returns, and so is everything written before it.
+ * on disk when this returns, and so is everything written before it
+ * (durable_env.cc makes that hold across LevelDB's logs).  After a
+ * failed write LevelDB's log may end in a torn record, so no more
+ * writes go in until the store is opened again.
  */
-/*
- * Before the first write of a session the clean marker goes, durably:
- * a crash of the process or the machine during the writes must leave
- * the next open unwilling to append to a log that may end torn.
- */
-static int
-mark_dirty(struct store *s)
-{
-	int fd, rc = 0;
-
-	if (unlink(s->cleanpath) != 0 && errno != ENOENT)
-		rc = -1;
-	else if ((fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		rc = -1;
-	else {
-		rc = fsync(fd);
-		close(fd);
-	}
-	if (rc != 0)
-		return error_set(PERC_EIO, "cannot update '%s': %s; check "
-		    "that the data directory is writable", s->cleanpath,
-		    strerror(errno));
-	s->clean = 0;
-	return 0;
-}
-
 int
 store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
 {
 	char *err = NULL;
-	int rc;
 
+	if (s->read_only == ENOSPC)
+		return disk_full_error(s->dir, "cannot write the store");
 	if (s->read_only)
 		return error_set(PERC_EIO, "cannot write the store '%s': %s; "
 		    "perc may not write this data directory (read-only or "
 		    "no permission); run this where it can write it", s->path, strerror(s->read_only));
-	if (s->clean && (rc = mark_dirty(s)) < 0)
-		return rc;
+	if (s->failed)
+		return error_set(PERC_EIO, "cannot write the store: an "
+		    "earlier write failed; retry: nothing committed was lost");
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
 	if (err != NULL) {
 		s->failed = 1;
-		return store_fail(err, "cannot write the store");
+		return store_fail(s, err, "cannot write the store");
 	}
+	s->wrote = 1;
 	return 0;
 }
 
@@ -265,6 +355,14 @@ store_iter_error(leveldb_iterator_t *it)
 
 	leveldb_iter_get_error(it, &err);
 	if (err != NULL)
-		return store_fail(err, "cannot read the store");
+		return store_fail(NULL, err, "cannot read the store");
 	return 0;
+}
+
+/* PERC_FAILPOINT=NAME:power-cut, at NAME: see durable_env.cc. */
+void
+store_power_cut(struct store *s)
+{
+	if (s->db != NULL && !s->read_only)
+		store_cut_power(s->env);
 }

@@ -14,7 +14,8 @@
  *  - a silent info logger spares the rename of LOG to LOG.old and the
  *    new LOG file that every open would otherwise make;
  *  - a store perc may not write is opened over readonly_env.cc, which
- *    keeps LevelDB's own writes of the open in memory.
+ *    keeps LevelDB's own writes of the open in memory; any other over
+ *    durable_env.cc, which adds the syncs a power cut needs.
  *
  * The handle returned is the C API's own, so everything else in perc
  * goes on using leveldb/c.h.
@@ -28,6 +29,7 @@
 #include <leveldb/env.h>
 #include <leveldb/options.h>
 
+#include "durable_env.h"
 #include "readonly_env.h"
 
 extern "C" {
@@ -56,7 +58,7 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 {
 	leveldb::Options options;
 	leveldb::DB *db = nullptr;
-	leveldb::Env *readonly = nullptr;
+	leveldb::Env *wrapped;
 
 	options.create_if_missing = (flags & STORE_CREATE) != 0;
 	options.paranoid_checks = true;
@@ -69,27 +71,38 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	 * memtable whatever its size rather than become tables.
 	 */
 	if (flags & STORE_READ_ONLY) {
-		readonly = readonly_env_new(leveldb::Env::Default());
-		options.env = readonly;
+		wrapped = readonly_env_new(leveldb::Env::Default());
 		options.reuse_logs = true;
 		options.write_buffer_size = (size_t)1 << 30;
-	}
+	} else
+		wrapped = durable_env_new(leveldb::Env::Default(),
+		    (flags & STORE_SIMULATE_CUTS) != 0);
+	options.env = wrapped;
 	leveldb::Status s = leveldb::DB::Open(options, path, &db);
 	if (!s.ok()) {
-		delete readonly;
+		delete wrapped;
 		*errptr = strdup(s.ToString().c_str());
 		return nullptr;
 	}
-	if (readonly != nullptr)
-		readonly_env_freeze(readonly);
-	*env = readonly;
+	if (flags & STORE_READ_ONLY)
+		readonly_env_freeze(wrapped);
+	*env = wrapped;
 	return new leveldb_t{ db };
 }
 
 /* Close what store_open_tuned opened: the DB first, then its Env. */
 extern "C" void
-store_close_tuned(leveldb_t *db, void *env)
+store_close_tuned(leveldb_t *db, void *env, int read_only)
 {
+	if (!read_only)
+		durable_env_closing(static_cast<leveldb::Env *>(env));
 	leveldb_close(db);
 	delete static_cast<leveldb::Env *>(env);
+}
+
+/* The power cut of PERC_FAILPOINT=NAME:power-cut: see durable_env.cc. */
+extern "C" void
+store_cut_power(void *env)
+{
+	durable_env_power_cut(static_cast<leveldb::Env *>(env));
 }

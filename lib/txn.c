@@ -118,16 +118,17 @@ db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 {
 	int64_t deadline = clock_deadline(db->timeout_ms);
 	struct lock_rec blocker;
+	struct lock_fate known = { 0, 0 };
 	unsigned delay = 1000;
 	int rc;
 
 	memset(&blocker, 0, sizeof(blocker));
 	if ((rc = db_acquire(db, deadline)) < 0)
 		return rc;
-	while ((rc = mvcc_read(out, db, NULL, row, col, ts, &blocker)) ==
-	    PERC_ELOCKED) {
-		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &delay,
-		    deadline)) < 0)
+	while ((rc = mvcc_read(out, db, NULL, row, col, ts, &blocker,
+	    &known)) == PERC_ELOCKED) {
+		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &known,
+		    &delay, deadline)) < 0)
 			break;
 	}
 	codec_lock_dispose(&blocker);

@@ -1,0 +1,27 @@
+/* lib/disk.h - syncing directories, and a full disk's message */
+#ifndef DISK_H
+#define DISK_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* fsync(2) the directory dir: 0, or -1 with errno set. */
+int disk_sync_dir(const char *dir);
+
+/*
+ * PERC_EIO with a message that says what could not be written (what),
+ * names the full file system holding path, and says to free space.
+ */
+int disk_full_error(const char *path, const char *what);
+
+/*
+ * PERC_EIO for a failed write of path, by errno: the full disk message,
+ * or "WHAT 'PATH': strerror".
+ */
+int disk_write_error(const char *path, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
