@@ -309,6 +309,11 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 		    "perc data directory (if it was one, its config file is "
 		    "gone: restore it); choose an empty or new directory",
 		    path);
+	/*
+	 * The mark goes first and unsynced: the oracle's directory sync
+	 * below makes it durable with everything before it, so a power cut
+	 * that keeps any part of this init keeps the mark too.
+	 */
 	dir_path(sub, sizeof(sub), path, INIT_MARK);
 	if ((fd = open(sub, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,

@@ -154,6 +154,7 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 	    l.n == 0)
 		goto done;
 	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);
+	/* Never synced: it holds no data, only the kernel's locks. */
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		rc = error_set(PERC_EIO, "cannot open '%s': %s", path,
 		    strerror(errno));

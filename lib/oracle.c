@@ -65,6 +65,7 @@ boot_id(char out[BOOT_ID_SIZE])
 	close(fd);
 }
 
+/* Write, fsync, rename, fsync the directory: old or new after a cut. */
 static int
 write_ceiling(const char *dir, uint64_t ceiling)
 {
@@ -131,6 +132,7 @@ read_hot(int fd, const char *boot)
 	return codec_get_u64(rec + 8 + BOOT_ID_SIZE);
 }
 
+/* No fsync: only a crash of the machine loses it, and the boot id says so. */
 static int
 write_hot(const char *dir, int fd, const char *boot, uint64_t last)
 {
