@@ -285,6 +285,8 @@ syncs_after() {
 	command -v strace > /dev/null || skip "strace is not installed"
 	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "strace under valgrind"
 	cd "$BATS_TEST_TMPDIR"
+	# LeakSanitizer cannot run under ptrace.
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 	run -0 strace -f -qq -y -o trace -e trace=mkdir,openat,rename,unlink,rmdir,fsync,fdatasync \
 	    perc init "$BATS_TEST_TMPDIR/new/parent/db"
 	sed -i -e 's/^[0-9]* *//' trace
