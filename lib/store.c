@@ -215,7 +215,7 @@ marker_write(const struct store *s)
 	    0644)) < 0)
 		return;
 	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		ftruncate(fd, 0);
+		unlink(s->cleanpath);   /* half a marker vouches for nothing */
 	close(fd);
 }
 
