@@ -239,6 +239,14 @@ demo: all
 	rm -rf demo.db
 	PATH="$$PWD:$$PATH" sh examples/demo.sh demo.db
 
+# A Redis Cluster on loopback (tests/cluster): 3 masters, 3 replicas.
+CLUSTER_DIR = cluster
+cluster:
+	@url=$$(tests/cluster start $(CLUSTER_DIR)) && echo "$$url" && \
+	echo "use it: perc init --store $$url DIR; stop it: make cluster-stop"
+cluster-stop:
+	tests/cluster stop $(CLUSTER_DIR)
+
 format:
 	clang-format -i cmd/*.c cmd/*.h lib/*.c lib/*.h tests/unit/*.c
 
@@ -248,4 +256,4 @@ clean distclean:
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
 .PHONY: FORCE all links check test check-asan check-valgrind fuzz chaos install \
-	install-strip uninstall bench demo format clean distclean
+	install-strip uninstall bench demo cluster cluster-stop format clean distclean
