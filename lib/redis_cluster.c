@@ -865,7 +865,13 @@ read_node(rc_cluster *cl, int k, struct rc_entry *es, const struct sent *s,
 			freeReplyObject(r);
 		}
 	}
-	/* No WAIT answer (the link broke) counts as no replica. */
+	/*
+	 * No WAIT answer (the link broke) counts as no replica.  No
+	 * replica may mean one died: without a new map, which leaves out
+	 * failed replicas, every later WAIT here would sit out its T.
+	 */
+	if (ns > 0 && s[ns - 1].kind == SENT_WAIT && replicas < 1)
+		cl->stale = 1;
 	if (ns > 0 && s[ns - 1].kind == SENT_WAIT)
 		for (j = 0; j < ns; j++)
 			if (s[j].kind == SENT_CMD && es[s[j].entry].done &&
