@@ -12,11 +12,11 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 CC      = cc
 CXX     = c++
 CFLAGS  = -O2 -g
-LDLIBS  = -lleveldb -lpthread
+LDLIBS  = -lleveldb -lhiredis -lpthread
 # perc is linked statically: loading libleveldb and libstdc++ as shared
 # libraries cost each command about 0.8 ms, more than the work itself.
 # (Sanitizer builds cannot be static; check-asan links dynamically.)
-STATIC_LIBS = -static -lleveldb \
+STATIC_LIBS = -static -lleveldb -lhiredis \
 	-lsnappy -lpthread
 INSTALL = install
 INSTALL_PROGRAM = $(INSTALL) -m 755
@@ -29,14 +29,15 @@ COMMANDS = abort begin commit del get help init resolve-locks run-observer \
 	scan scan-notify set shell show ts
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/disk.o lib/durable_env.o lib/error.o lib/escape.o lib/failpoint.o lib/inspect.o lib/journal.o \
-	lib/lock.o lib/mvcc.o lib/notify.o lib/observe.o lib/oracle.o lib/scan.o lib/store.o \
+	lib/lock.o lib/mvcc.o lib/notify.o lib/observe.o lib/oracle.o lib/redis_cluster.o lib/scan.o lib/store.o \
 	lib/readonly_env.o lib/store_open.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
 	cmd/ts.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
-	tests/unit/test_journal.o tests/unit/test_oracle.o
+	tests/unit/test_journal.o tests/unit/test_oracle.o \
+	tests/unit/test_redis_cluster.o
 SONAME = libperc.so.$(SOMAJOR)
 
 all: perc links libperc.a libperc.so.$(VERSION) perc.pc
@@ -101,7 +102,7 @@ check-asan:
 	ASAN_OPTIONS="log_path=$$PWD/build-asan/san/asan:$${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="log_path=$$PWD/build-asan/san/ubsan:print_stacktrace=1:$${UBSAN_OPTIONS:-}" \
 	$(MAKE) -C build-asan check CC=clang CXX=clang++ \
-	    STATIC_LIBS='-lleveldb -lpthread' \
+	    STATIC_LIBS='-lleveldb -lhiredis -lpthread' \
 	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
 	rc=$$?; \
 	reports=$$(find build-asan/san -type f | wc -l); \
@@ -129,7 +130,7 @@ fuzz:
 	    clang++ -x c -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(FUZZ_FLAGS) \
 	        -fsanitize=fuzzer tests/fuzz/fuzz_$$f.c \
 	        $$([ $$f = cli ] && echo $(CMDOBJ:%.o=%.c) -Dmain=perc_main) \
-	        -x none build-fuzz/libperc.a -lleveldb -lpthread \
+	        -x none build-fuzz/libperc.a -lleveldb -lhiredis -lpthread \
 	        -o build-fuzz/fuzz_$$f || exit 1; \
 	done
 	n=0; for f in $(FUZZERS); do \
@@ -168,7 +169,7 @@ check-valgrind:
 	rm -rf build-valgrind && mkdir build-valgrind
 	git ls-files | tar -cf - -T - | tar -xf - -C build-valgrind
 	$(MAKE) -C build-valgrind all tests/unit/unit \
-	    STATIC_LIBS='-lleveldb -lpthread' CFLAGS='-O1 -g'
+	    STATIC_LIBS='-lleveldb -lhiredis -lpthread' CFLAGS='-O1 -g'
 	mkdir build-valgrind/vg build-valgrind/logs
 	sed -e "s|@BUILD@|$$PWD/build-valgrind|g" -e 's|@VALGRIND@|$(VALGRIND)|' \
 	    -e 's|@EVERY@|$(VALGRIND_EVERY)|' tests/valgrind-perc.in \

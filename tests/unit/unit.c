@@ -10,8 +10,15 @@
 #include "unit.h"
 
 int unit_failed;
+static const char *skipped;     /* why the running test was skipped */
 
 static char base[4096];
+
+void
+unit_skip(const char *reason)
+{
+	skipped = reason;
+}
 
 const char *
 unit_tmpdir(int n)
@@ -30,7 +37,7 @@ int
 main(void)
 {
 	const struct unit_test *suites[] = { codec_tests, journal_tests,
-		oracle_tests, NULL };
+		oracle_tests, redis_cluster_tests, NULL };
 	const struct unit_test *t;
 	int i, n = 0, failed = 0;
 	char cmd[4200];
@@ -47,9 +54,13 @@ main(void)
 	for (i = 0; suites[i] != NULL; i++) {
 		for (t = suites[i]; t->name != NULL; t++) {
 			unit_failed = 0;
+			skipped = NULL;
 			t->fn(unit_tmpdir(n));
-			printf("%sok %d - unit: %s\n", unit_failed ? "not " : "",
+			printf("%sok %d - unit: %s", unit_failed ? "not " : "",
 			    ++n, t->name);
+			if (skipped != NULL && !unit_failed)
+				printf(" # skip %s", skipped);
+			printf("\n");
 			fflush(stdout);
 			failed += unit_failed;
 		}

@@ -24,6 +24,14 @@ struct unit_test {
 extern const struct unit_test codec_tests[];
 extern const struct unit_test journal_tests[];
 extern const struct unit_test oracle_tests[];
+extern const struct unit_test redis_cluster_tests[];
+
+/*
+ * Mark the running test skipped, for reason (a string that outlives
+ * the test), when what it needs is not there; it should return then.
+ * TAP shows it as "ok N - name # skip reason".
+ */
+void unit_skip(const char *reason);
 
 /* A fresh empty directory for one test; the path stays valid. */
 const char *unit_tmpdir(int n);

@@ -1,0 +1,175 @@
+/*
+ * lib/redis_cluster.h - a small Redis Cluster client on hiredis, for
+ * perc's Redis store.
+ *
+ * hiredis 0.14 speaks to one server; this adds what a cluster needs:
+ * the slot of a key, the slot map (CLUSTER SLOTS), one connection per
+ * node opened lazily, redirections (-MOVED, -ASK), and retries through
+ * a failover until a deadline.
+ *
+ * Conventions:
+ *  - Functions that can fail return 0 or a negative PERC_E* code with
+ *    a one-line message for perc_errmsg().  PERC_ETIMEOUT means the
+ *    deadline passed while the cluster was down or unreachable; the
+ *    message names the nodes tried and what each said.
+ *  - Deadlines are absolute, in ms of clock_mono_ms() (as
+ *    clock_deadline() makes them).  No call waits past its deadline by
+ *    more than a moment, whatever the network does, with one exception:
+ *    resolving a host name (getaddrinfo) has no timeout.  Each connect,
+ *    write and read waits at most min(time left, RC_IO_MS).
+ *  - Keys, arguments and replies are binary-safe: perc_bytes in, and
+ *    hiredis replies (redisReply: str and len) out.
+ *  - A reply handed out through redisReply **out belongs to the caller,
+ *    who frees it with freeReplyObject().  A reply of the server that
+ *    is an error (REDIS_REPLY_ERROR, such as an error a Lua script
+ *    returned) is a reply, not a failure: the call returns 0.  Only
+ *    redirections, -TRYAGAIN, -CLUSTERDOWN, -LOADING, -NOSCRIPT (for
+ *    scripts) and lost connections are retried.
+ *  - A command whose connection broke after it was written may have
+ *    run, and is sent again: commands must be idempotent or check
+ *    their own preconditions, as perc's single-row scripts do.
+ *  - One thread at a time per rc_cluster.
+ */
+#ifndef REDIS_CLUSTER_H
+#define REDIS_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hiredis/hiredis.h>
+
+#include "perc.h"
+
+#define RC_SLOTS  16384
+#define RC_IO_MS  1000         /* longest wait on one connect or read */
+
+typedef struct rc_cluster  rc_cluster;
+typedef struct rc_pipeline rc_pipeline;
+
+/*
+ * The hash slot of a key: CRC16-XMODEM mod 16384 of the key, or of its
+ * hash tag, the bytes between the first '{' and the first '}' after
+ * it when there is at least one.  Keys with one tag share a slot.
+ */
+unsigned rc_slot(const void *key, size_t len);
+
+/*
+ * A seed list, "host:port[,host:port]...", optionally after
+ * "redis://": hosts are IPv4 addresses or names, ports 1 to 65535.
+ * *out is an array of *n addresses for free(); PERC_EUSAGE with a line
+ * that says what is wrong for anything else.
+ */
+typedef struct {
+	char host[256];
+	int  port;
+} rc_addr;
+
+int  rc_parse_seeds(rc_addr **out, size_t *n, const char *list);
+
+/*
+ * rc_open parses seeds and loads the slot map from the first of them
+ * that answers, trying each in turn until deadline_ms; PERC_ETIMEOUT
+ * when none did, PERC_EIO when a seed is not in cluster mode.  No
+ * connection to a master is opened before a command needs it.
+ */
+int  rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms);
+void rc_close(rc_cluster *cl);
+
+/*
+ * rc_command sends one command (argc >= 1 words) to the master of the
+ * slot of slotkey, following redirections and retrying until
+ * deadline_ms (see the conventions above).
+ *
+ * With replicas not NULL, the command is followed on the same
+ * connection by WAIT 1 T (T about half of min(time left, RC_IO_MS)):
+ * *replicas is then the number of replicas WAIT says have every write
+ * so far of that connection (0 when none answered in time), or -1
+ * when the master has no replica to wait for.  The caller decides
+ * what 0 means to it.
+ */
+int  rc_command(redisReply **out, int *replicas, rc_cluster *cl,
+                perc_bytes slotkey, size_t argc, const perc_bytes *argv,
+                int64_t deadline_ms);
+
+/*
+ * Lua scripts.  rc_script_register keeps a copy of body and its SHA1
+ * and returns its id (>= 0), or PERC_EIO when memory runs out; it
+ * does not talk to the cluster.  rc_evalsha runs the script as
+ * EVALSHA sha nkeys keys... args... routed by slotkey (which should
+ * hash like the keys); on -NOSCRIPT it loads the script on that node
+ * (SCRIPT LOAD) and tries once more.  replicas as for rc_command.
+ * rc_script_sha is the 40 hex digits of the script's SHA1.
+ */
+int  rc_script_register(rc_cluster *cl, const char *body, size_t len);
+const char *rc_script_sha(const rc_cluster *cl, int script);
+int  rc_evalsha(redisReply **out, int *replicas, rc_cluster *cl,
+                int script, perc_bytes slotkey,
+                size_t nkeys, const perc_bytes *keys,
+                size_t nargs, const perc_bytes *args, int64_t deadline_ms);
+
+/*
+ * Pipelines: commands queued with their slot keys, then sent together.
+ * rc_pipeline_exec groups them by master and writes every group before
+ * it reads any reply, so commands on three masters cost about one
+ * round trip.  Commands redirected, or whose node failed, are sent
+ * again (grouped again) until every one has its reply or deadline_ms
+ * passes.  Replies are in the order of the queue, but the commands may
+ * run in another order, and there is no atomicity across them: each
+ * command is on its own, as if sent alone.  Do not queue two commands
+ * whose order matters.
+ *
+ * flags RC_WAIT asks for WAIT 1 T after the command, as replicas does
+ * for rc_command; one WAIT per master covers all its commands.
+ * rc_pipeline_exec returns 0 when every command has a reply; on
+ * PERC_ETIMEOUT the commands that finished have their replies and the
+ * others a NULL one, and calling it again retries those others.
+ * rc_pipeline_reply is borrowed, valid until rc_pipeline_free;
+ * rc_pipeline_replicas is the WAIT count as for rc_command (-1 also
+ * without RC_WAIT).
+ */
+#define RC_WAIT 0x1u
+
+int    rc_pipeline_new(rc_pipeline **out, rc_cluster *cl);
+int    rc_pipeline_add(rc_pipeline *p, perc_bytes slotkey, unsigned flags,
+                       size_t argc, const perc_bytes *argv);
+int    rc_pipeline_evalsha(rc_pipeline *p, perc_bytes slotkey,
+                           unsigned flags, int script,
+                           size_t nkeys, const perc_bytes *keys,
+                           size_t nargs, const perc_bytes *args);
+int    rc_pipeline_exec(rc_pipeline *p, int64_t deadline_ms);
+size_t rc_pipeline_len(const rc_pipeline *p);
+redisReply *rc_pipeline_reply(const rc_pipeline *p, size_t i);
+int    rc_pipeline_replicas(const rc_pipeline *p, size_t i);
+void   rc_pipeline_free(rc_pipeline *p);
+
+/*
+ * Nodes, for what runs on every master (scans that merge per-node
+ * results, checks of settings).  A node is a small integer, valid as
+ * long as the rc_cluster.
+ *
+ * rc_masters sets *out to an array (for free()) of the *n masters
+ * that serve slots in the current map, loading it first if stale.
+ * rc_node_command sends one command to that node, whatever the slots
+ * of its keys, retrying lost connections, -TRYAGAIN, -CLUSTERDOWN and
+ * -LOADING until deadline_ms; -MOVED and -ASK come back as replies.
+ * It gives up early, with PERC_ETIMEOUT, when the map no longer lists
+ * the node (its master failed over): list the masters again then.
+ * rc_node_evalsha is rc_evalsha sent to a node.
+ */
+int  rc_masters(int **out, size_t *n, rc_cluster *cl, int64_t deadline_ms);
+const char *rc_node_name(const rc_cluster *cl, int node); /* "host:port" */
+int  rc_node_is_master(const rc_cluster *cl, int node);
+int  rc_node_command(redisReply **out, rc_cluster *cl, int node,
+                     size_t argc, const perc_bytes *argv,
+                     int64_t deadline_ms);
+int  rc_node_evalsha(redisReply **out, rc_cluster *cl, int node, int script,
+                     size_t nkeys, const perc_bytes *keys,
+                     size_t nargs, const perc_bytes *args,
+                     int64_t deadline_ms);
+
+/* The node the map says serves slot, or -1 when none does. */
+int  rc_slot_node(const rc_cluster *cl, unsigned slot);
+
+/* For tests only: point slot at node in the map, rightly or not. */
+void rc_test_set_slot(rc_cluster *cl, unsigned slot, int node);
+#endif
