@@ -71,6 +71,8 @@ tests/unit/unit: $(TESTOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(STATIC_LIBS)
 
 # The whole suite: C unit tests, then bats; the last line sums both.
+# The unit tests of the Redis Cluster client run against a loopback
+# cluster of their own (tests/cluster), skipped where it cannot start.
 # The bats files run in CHECK_JOBS shards at once (tests/bats-shards).
 CHECK_JOBS = 2
 check test: all tests/unit/unit
@@ -78,7 +80,11 @@ check test: all tests/unit/unit
 	printf '#include "perc.h"\n' | \
 	    $(CC) -std=c99 -pedantic -Werror -Ilib -fsyntax-only -x c -
 	$(MANDOC) -T lint -W warning man/*.1
-	@tests/unit/unit > tests/unit.tap; urc=$$?; cat tests/unit.tap; \
+	@cdir=$$(mktemp -d /tmp/perc-check-cluster.XXXXXX); \
+	url=$$(tests/cluster start "$$cdir/c" 2> tests/cluster.err) || url=; \
+	PERC_TEST_REDIS_URL=$$url tests/unit/unit > tests/unit.tap; urc=$$?; \
+	tests/cluster stop "$$cdir/c" > /dev/null 2>&1; rm -rf "$$cdir"; \
+	cat tests/unit.tap; \
 	PERC_BUILD="$$PWD" PERC_TEST_CC='$(CC)' PERC_TEST_CFLAGS='$(CFLAGS)' \
 	    BATS='$(BATS)' BATS_FLAGS='$(BATS_FLAGS)' \
 	    tests/bats-shards $(CHECK_JOBS) tests > tests/bats.tap; \
@@ -252,7 +258,7 @@ format:
 	clang-format -i cmd/*.c cmd/*.h lib/*.c lib/*.h tests/unit/*.c
 
 clean distclean:
-	rm -f perc perc-* libperc.* perc.pc tests/*.tap $(LIBOBJ) $(CMDOBJ) \
+	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/results.tsv
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
