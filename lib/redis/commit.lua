@@ -1,0 +1,52 @@
+-- lib/redis/commit.lua - commit transaction start8 on cell P at
+-- commit8 (mvcc_commit_cell): if our lock is there, replace it by a
+-- write record.  If it is gone, the write records answer: committed
+-- before is success, anything else means we were rolled back.
+-- ARGV: P, start8, commit8, NP ('' unless an observer's ack commits
+-- here: then the notifications of the cell that its snapshot start8
+-- saw are cleared, with its failure record, as notify_clear does).
+-- Returns {0} (committed, now or before) or {1} (rolled back).
+local P, start8, commit8, NP = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+local lock = redis.call('HGET', KEYS[2], lock_key(P))
+if not lock or lock_start(lock) ~= start8 then
+	local f = find_commit(P, start8)
+	if f and f[2] ~= 'R' then
+		return {0}
+	end
+	return {1}
+end
+
+-- Did the write behind a notification at ts8 land in snapshot start8?
+-- Only notifications below start8 are looked at; newer ones are a
+-- later run's business.
+local function seen(ts8)
+	if lock_start(lock) == ts8 then
+		return false    -- still locked: its fate is open
+	end
+	local f = find_commit(P, ts8)
+	if not f then
+		return false
+	end
+	return f[2] == 'R' or le8(inv8(string.sub(f[1], -8)), start8)
+end
+
+local clear = {}
+if NP ~= '' then
+	local keys = redis.call('ZRANGEBYLEX', KEYS[1],
+	    '(' .. NP .. '\5' .. inv8(start8), '(' .. NP .. '\6')
+	for i = 1, #keys do
+		if seen(inv8(string.sub(keys[i], -8))) then
+			clear[#clear + 1] = keys[i]
+		end
+	end
+	clear[#clear + 1] = NP .. '\6' .. FF8   -- the failure record
+end
+
+del(lock_key(P))
+redis.call('ZREM', KEYS[3], lock_key(P))
+put(P .. '\2' .. inv8(commit8), lock_op(lock) .. start8)
+for i = 1, #clear do
+	del(clear[i])
+end
+return {0}

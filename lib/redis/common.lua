@@ -1,0 +1,98 @@
+-- lib/redis/common.lua - prepended to every script of lib/redis/.
+--
+-- A script works on one row's bucket: KEYS[1] the sorted set of its
+-- codec keys (all of score 0, so ZRANGEBYLEX walks them in byte order,
+-- the order of codec.h), KEYS[2] the hash of key -> value, KEYS[3] the
+-- sorted set of the bucket's lock keys.  P is the cell prefix of the
+-- row and column (codec_cell_prefix), NP the same in the notify region.
+--
+-- Timestamps travel as the codec's 8-byte big-endian strings and are
+-- compared byte by byte: a Lua number is a double, exact only to 2^53,
+-- and string comparison with < follows the server's locale.
+
+local FF8 = string.rep('\255', 8)
+local Z8 = string.rep('\0', 8)
+
+-- ~x of an 8-byte big-endian timestamp, as in the tail of a codec key.
+local function inv8(s)
+	local t = {}
+	for i = 1, 8 do
+		t[i] = 255 - string.byte(s, i)
+	end
+	return string.char(unpack(t))
+end
+
+-- a <= b, both 8-byte big-endian.
+local function le8(a, b)
+	for i = 1, 8 do
+		local x, y = string.byte(a, i), string.byte(b, i)
+		if x ~= y then
+			return x < y
+		end
+	end
+	return true
+end
+
+local function lock_key(P)
+	return P .. '\1' .. FF8         -- LOCK_TS 0, inverted
+end
+
+local function data_key(P, start8)
+	return P .. '\3' .. inv8(start8)
+end
+
+-- The start_ts and op of a lock record (codec_lock_encode).
+local function lock_start(rec)
+	return string.sub(rec, 3, 10)
+end
+
+local function lock_op(rec)
+	return string.sub(rec, 2, 2)
+end
+
+-- Call f(key, record) for the write records of cell P from the newest
+-- down to the one at commit timestamp low8, until f returns non-nil.
+local function each_write(P, low8, f)
+	local start = '[' .. P .. '\2' .. Z8
+	local stop = '[' .. P .. '\2' .. inv8(low8)
+	while true do
+		local keys = redis.call('ZRANGEBYLEX', KEYS[1], start, stop,
+		    'LIMIT', 0, 64)
+		for i = 1, #keys do
+			local rec = redis.call('HGET', KEYS[2], keys[i])
+			if not rec or string.len(rec) ~= 9 then
+				error({err = 'PERCDAMAGED a write record is ' ..
+				    'missing or malformed'})
+			end
+			local r = f(keys[i], rec)
+			if r ~= nil then
+				return r
+			end
+		end
+		if #keys < 64 then
+			return nil
+		end
+		start = '(' .. keys[#keys]
+	end
+end
+
+-- The write record of transaction start8 in cell P: {key, op}, or nil.
+-- Only records at or above start8 can be its own.
+local function find_commit(P, start8)
+	return each_write(P, start8, function(key, rec)
+		if string.sub(rec, 2, 9) == start8 then
+			return {key, string.sub(rec, 1, 1)}
+		end
+		return nil
+	end)
+end
+
+local function put(key, value)
+	redis.call('HSET', KEYS[2], key, value)
+	redis.call('ZADD', KEYS[1], 0, key)
+end
+
+local function del(key)
+	redis.call('HDEL', KEYS[2], key)
+	redis.call('ZREM', KEYS[1], key)
+end

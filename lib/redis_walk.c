@@ -1,0 +1,698 @@
+/*
+ * lib/redis_walk.c - walks of the Redis store: scans, resolve-locks'
+ * walk of the locks, show's raw cells, and the notify region.
+ *
+ * A table's keys are spread over 64 buckets (store_redis.h), each a
+ * sorted set in byte order.  A walk reads every bucket in pages, all
+ * pages it needs at once in one pipeline (about one round trip for the
+ * whole cluster), and merges the 64 streams in byte order on the
+ * client, so callers see the keys in the order of one LevelDB.  Each
+ * page is one atomic look (lib/redis/range.lua); a walk as a whole is
+ * not a snapshot, which no caller needs: a scan reads each cell again
+ * at its snapshot with the read script, and the others, like their
+ * LevelDB versions, only report or act on each key once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "codec.h"
+#include "error.h"
+#include "store_redis.h"
+
+#define PAGE      256           /* keys of one bucket per page */
+#define SCAN_READS 64           /* cells read in one pipeline */
+
+struct page_item {
+	perc_buf key, value;
+	int      has_value;
+};
+
+struct bucket {
+	struct page_item *items;
+	size_t            n, pos, cap;
+	perc_buf          from;     /* ZRANGEBYLEX start of the next page */
+	int               last;     /* no page after the one in hand */
+};
+
+struct walk {
+	struct redis_store *s;
+	char                which;  /* the sorted set: 'k' or 'l' */
+	int                 values;
+	perc_buf            stop;   /* ZRANGEBYLEX end bound */
+	unsigned            first, count;   /* the buckets walked */
+	struct bucket       b[RS_BUCKETS];
+};
+
+/* The smallest string above every string that starts with prefix. */
+static int
+prefix_end(perc_buf *out, perc_bytes prefix)
+{
+	const unsigned char *p = prefix.data;
+	size_t n = prefix.len;
+	unsigned char last;
+	int rc;
+
+	while (n > 0 && p[n - 1] == 0xff)
+		n--;
+	buf_reset(out);
+	if (n == 0)
+		return buf_add(out, "+", 1);    /* no end: all the rest */
+	last = p[n - 1] + 1;
+	if ((rc = buf_add(out, "(", 1)) == 0 &&
+	    (rc = buf_add(out, p, n - 1)) == 0)
+		rc = buf_add(out, &last, 1);
+	return rc;
+}
+
+/* A bound of ZRANGEBYLEX: '[' (inclusive) or '(' then the key. */
+static int
+bound(perc_buf *out, char how, perc_bytes key)
+{
+	buf_reset(out);
+	if (buf_add(out, &how, 1) < 0)
+		return PERC_EIO;
+	return buf_addb(out, key);
+}
+
+/*
+ * Walk the keys of the sorted sets which ('k' or 'l') of every bucket,
+ * or only of bucket only (>= 0), from bound from to prefix_end(range).
+ */
+static int
+walk_init(struct walk *w, struct redis_store *s, char which, int values,
+    perc_bytes from, perc_bytes range, int only)
+{
+	unsigned i;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	w->which = which;
+	w->values = values;
+	w->first = only >= 0 ? (unsigned)only : 0;
+	w->count = only >= 0 ? 1 : RS_BUCKETS;
+	if ((rc = prefix_end(&w->stop, range)) < 0)
+		return rc;
+	for (i = w->first; i < w->first + w->count; i++)
+		if ((rc = buf_addb(&w->b[i].from, from)) < 0)
+			return rc;
+	return 0;
+}
+
+static void
+walk_dispose(struct walk *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < RS_BUCKETS; i++) {
+		for (j = 0; j < w->b[i].cap; j++) {
+			perc_buf_dispose(&w->b[i].items[j].key);
+			perc_buf_dispose(&w->b[i].items[j].value);
+		}
+		free(w->b[i].items);
+		perc_buf_dispose(&w->b[i].from);
+	}
+	perc_buf_dispose(&w->stop);
+}
+
+/* Keep the page reply r of bucket b; the next page starts after it. */
+static int
+take_page(struct walk *w, struct bucket *b, const redisReply *r)
+{
+	size_t step = w->values ? 2 : 1, n, i;
+	struct page_item *it;
+	const redisReply *k, *v;
+
+	if (r->type == REDIS_REPLY_ERROR)
+		return rs_reply_error(w->s, r, "walking the table");
+	if (r->type != REDIS_REPLY_ARRAY || r->elements % step != 0)
+		return rs_bad_reply(w->s, "walking the table");
+	n = r->elements / step;
+	if (n > b->cap) {
+		if ((it = realloc(b->items, n * sizeof(*it))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		memset(it + b->cap, 0, (n - b->cap) * sizeof(*it));
+		b->items = it;
+		b->cap = n;
+	}
+	for (i = 0; i < n; i++) {
+		k = r->element[i * step];
+		v = w->values ? r->element[i * step + 1] : NULL;
+		if (k->type != REDIS_REPLY_STRING)
+			return rs_bad_reply(w->s, "walking the table");
+		it = &b->items[i];
+		if (buf_set(&it->key, k->str, k->len) < 0)
+			return error_set(PERC_EIO, "out of memory");
+		it->has_value = v != NULL && v->type == REDIS_REPLY_STRING;
+		if (it->has_value && buf_set(&it->value, v->str, v->len) < 0)
+			return error_set(PERC_EIO, "out of memory");
+	}
+	b->n = n;
+	b->pos = 0;
+	b->last = n < PAGE;
+	if (n > 0)
+		return bound(&b->from, '(', buf_bytes(&b->items[n - 1].key));
+	return 0;
+}
+
+/* Read the next page of every bucket whose page is used up. */
+static int
+walk_fill(struct walk *w)
+{
+	char names[2][RS_KEY_MAX], limit[16];
+	perc_bytes keys[2], args[4];
+	unsigned idx[RS_BUCKETS], i;
+	rc_pipeline *p = NULL;
+	size_t n = 0, j;
+	int rc;
+
+	snprintf(limit, sizeof(limit), "%d", PAGE);
+	args[2] = bytes_of(limit, strlen(limit));
+	args[3] = bytes_of(w->values ? "1" : "0", 1);
+	args[1] = buf_bytes(&w->stop);
+	if ((rc = rc_pipeline_new(&p, w->s->cl)) < 0)
+		return rc;
+	for (i = w->first; i < w->first + w->count && rc == 0; i++) {
+		if (w->b[i].pos < w->b[i].n || w->b[i].last)
+			continue;
+		rs_bucket_key(names[0], w->s, i, w->which);
+		rs_bucket_key(names[1], w->s, i, 'v');
+		keys[0] = bytes_of(names[0], strlen(names[0]));
+		keys[1] = bytes_of(names[1], strlen(names[1]));
+		args[0] = buf_bytes(&w->b[i].from);
+		idx[n++] = i;
+		rc = rc_pipeline_evalsha(p, keys[0], 0,
+		    w->s->script[RS_RANGE], 2, keys, 4, args);
+	}
+	if (rc == 0 && n > 0)
+		rc = rc_pipeline_exec(p, rs_deadline(w->s));
+	for (j = 0; j < n && rc == 0; j++)
+		rc = take_page(w, &w->b[idx[j]], rc_pipeline_reply(p, j));
+	rc_pipeline_free(p);
+	return rc;
+}
+
+/*
+ * The next key of the walk, the smallest of every bucket's next: 0
+ * with *bucket and *item, 1 at the end, or a failure.
+ */
+static int
+walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
+{
+	const struct page_item *best = NULL, *it;
+	unsigned i;
+	int rc;
+
+	if ((rc = walk_fill(w)) < 0)
+		return rc;
+	for (i = w->first; i < w->first + w->count; i++) {
+		if (w->b[i].pos >= w->b[i].n)
+			continue;
+		it = &w->b[i].items[w->b[i].pos];
+		if (best == NULL || bytes_cmp(buf_bytes(&it->key),
+		    buf_bytes(&best->key)) < 0) {
+			best = it;
+			*bucket = i;
+		}
+	}
+	if (best == NULL)
+		return 1;
+	w->b[*bucket].pos++;
+	*item = best;
+	return 0;
+}
+
+/*
+ * Step bucket past every key that starts with prefix (the rest of a
+ * cell's versions): within its page, or by starting its next page
+ * past them.
+ */
+static int
+walk_skip(struct walk *w, unsigned bucket, perc_bytes prefix)
+{
+	struct bucket *b = &w->b[bucket];
+	const perc_buf *k;
+
+	for (; b->pos < b->n; b->pos++) {
+		k = &b->items[b->pos].key;
+		if (k->len < prefix.len ||
+		    memcmp(k->data, prefix.data, prefix.len) != 0)
+			return 0;
+	}
+	if (b->last)
+		return 0;
+	/* Kinds are 1 to 6: prefix 0x07 is above every key of the cell. */
+	if (bound(&b->from, '[', prefix) < 0 || buf_add(&b->from, "\7", 1) < 0)
+		return error_set(PERC_EIO, "out of memory");
+	return 0;
+}
+
+struct cand {
+	perc_buf row, col;
+};
+
+/* Read the cells cand[0..n) at sc's snapshot, in one pipeline. */
+static int
+read_cells(struct redis_store *s, struct store_scan *sc, struct cand *cand,
+    size_t n)
+{
+	char names[3][RS_KEY_MAX];
+	unsigned char ts8[8], kstart[8];
+	perc_buf prefix = PERC_BUF_INIT;
+	perc_bytes keys[3], args[4];
+	const redisReply *r, *v;
+	rc_pipeline *p = NULL;
+	size_t i;
+	int rc, has_known = sc->known != NULL && sc->known->start_ts != 0;
+	unsigned b, j;
+
+	codec_put_u64(ts8, sc->ts);
+	codec_put_u64(kstart, has_known ? sc->known->start_ts : 0);
+	args[1] = bytes_of(ts8, 8);
+	args[2] = bytes_of(kstart, has_known ? 8 : 0);
+	args[3] = bytes_of(has_known && sc->known->commit_ts != 0 &&
+	    sc->known->commit_ts <= sc->ts ? "1" : "0", 1);
+	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		b = rs_bucket(buf_bytes(&cand[i].row));
+		for (j = 0; j < 3; j++) {
+			rs_bucket_key(names[j], s, b, "kvl"[j]);
+			keys[j] = bytes_of(names[j], strlen(names[j]));
+		}
+		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
+		    buf_bytes(&cand[i].row), buf_bytes(&cand[i].col))) < 0)
+			break;
+		args[0] = buf_bytes(&prefix);
+		rc = rc_pipeline_evalsha(p, keys[0], 0, s->script[RS_READ], 3,
+		    keys, 4, args);
+	}
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n && rc == 0; i++) {
+		r = rc_pipeline_reply(p, i);
+		if (r->type == REDIS_REPLY_ERROR) {
+			rc = rs_reply_error(s, r, "scanning");
+			break;
+		}
+		if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
+		    r->element[0]->type != REDIS_REPLY_INTEGER) {
+			rc = rs_bad_reply(s, "scanning");
+			break;
+		}
+		v = r->elements > 1 && r->element[1]->type ==
+		    REDIS_REPLY_STRING ? r->element[1] : NULL;
+		switch (r->element[0]->integer) {
+		case 0:
+			if (v == NULL)
+				goto bad;
+			if (sc->cell(sc->arg, buf_bytes(&cand[i].row),
+			    buf_bytes(&cand[i].col), bytes_of(v->str, v->len)))
+				rc = 1;         /* the batch is full */
+			break;
+		case 1:
+			break;
+		case 2:
+			if (v == NULL || codec_lock_decode(&sc->blocker, v->str,
+			    v->len) < 0)
+				goto bad;
+			if (buf_set(&sc->brow, cand[i].row.data,
+			    cand[i].row.len) < 0 || buf_set(&sc->bcol,
+			    cand[i].col.data, cand[i].col.len) < 0)
+				rc = error_set(PERC_EIO, "out of memory");
+			else
+				rc = PERC_ELOCKED;
+			break;
+		default:
+			rc = error_set(PERC_EIO, "the value of row '%s' column "
+			    "'%s' is missing; redis table '%s' is damaged",
+			    error_quote(buf_bytes(&cand[i].row)),
+			    error_quote(buf_bytes(&cand[i].col)), s->table);
+		}
+	}
+	goto done;
+bad:
+	rc = rs_bad_reply(s, "scanning");
+done:
+	rc_pipeline_free(p);
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
+/*
+ * One batch of a scan (store_scan in store.h): the cells of the range
+ * in byte order, SCAN_READS at a time read at the snapshot in one
+ * pipeline and handed to sc->cell in order.
+ */
+int
+rs_scan(struct store *base, struct store_scan *sc)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf range = PERC_BUF_INIT, from = PERC_BUF_INIT;
+	perc_buf cellp = PERC_BUF_INIT;
+	struct cand cand[SCAN_READS];
+	const struct page_item *it;
+	struct key k;
+	struct walk w;
+	unsigned b;
+	size_t n = 0, i;
+	int rc, end = 0;
+
+	memset(cand, 0, sizeof(cand));
+	memset(&k, 0, sizeof(k));
+	memset(&w, 0, sizeof(w));
+	sc->done = 0;
+	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
+		goto done;
+	if (sc->resume) {
+		if ((rc = codec_cell_prefix(&cellp, REGION_CELL, sc->after_row,
+		    sc->after_col)) < 0 || (rc = bound(&from, '[',
+		    buf_bytes(&cellp))) < 0 || (rc = buf_add(&from, "\7", 1)) < 0)
+			goto done;
+	} else if ((rc = bound(&from, '[', buf_bytes(&range))) < 0) {
+		goto done;
+	}
+	if ((rc = walk_init(&w, s, 'k', 0, buf_bytes(&from),
+	    buf_bytes(&range), -1)) < 0)
+		goto done;
+	while (!end) {
+		for (n = 0; n < SCAN_READS; ) {
+			if ((rc = walk_next(&w, &b, &it)) < 0)
+				goto done;
+			if (rc == 1) {
+				end = 1;
+				break;
+			}
+			if ((rc = codec_parse_key(&k, it->key.data,
+			    it->key.len)) < 0 ||
+			    (rc = codec_cell_prefix(&cellp, REGION_CELL,
+			    buf_bytes(&k.row), buf_bytes(&k.col))) < 0 ||
+			    (rc = walk_skip(&w, b, buf_bytes(&cellp))) < 0)
+				goto done;
+			if (k.row.len < sc->prefix.len || memcmp(k.row.data,
+			    sc->prefix.data, sc->prefix.len) != 0 ||
+			    (sc->column != NULL &&
+			    !bytes_eq(buf_bytes(&k.col), *sc->column)))
+				continue;
+			if ((rc = buf_set(&cand[n].row, k.row.data,
+			    k.row.len)) < 0 || (rc = buf_set(&cand[n].col,
+			    k.col.data, k.col.len)) < 0)
+				goto done;
+			n++;
+		}
+		rc = 0;
+		if (n > 0 && (rc = read_cells(s, sc, cand, n)) != 0)
+			break;
+	}
+	if (rc == 1)
+		rc = 0;                 /* the batch is full */
+	else if (rc == 0)
+		sc->done = 1;
+done:
+	for (i = 0; i < SCAN_READS; i++) {
+		perc_buf_dispose(&cand[i].row);
+		perc_buf_dispose(&cand[i].col);
+	}
+	walk_dispose(&w);
+	codec_key_dispose(&k);
+	perc_buf_dispose(&range);
+	perc_buf_dispose(&from);
+	perc_buf_dispose(&cellp);
+	return rc;
+}
+
+/*
+ * Every lock of the table, in byte order of row and column, from the
+ * buckets' lock sets: the cost follows the number of locks.  fn may
+ * resolve them as the walk goes.
+ */
+int
+rs_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	static const unsigned char region = REGION_CELL;
+	const struct page_item *it;
+	struct lock_rec lock;
+	struct key k;
+	struct walk w;
+	unsigned b;
+	int rc;
+
+	memset(&lock, 0, sizeof(lock));
+	memset(&k, 0, sizeof(k));
+	if ((rc = walk_init(&w, s, 'l', 1, bytes_of("[c", 2),
+	    bytes_of(&region, 1), -1)) < 0)
+		goto done;
+	while ((rc = walk_next(&w, &b, &it)) == 0) {
+		if (!it->has_value)
+			continue;       /* resolved since the page was read */
+		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
+		    (rc = codec_lock_decode(&lock, it->value.data,
+		    it->value.len)) < 0 ||
+		    (rc = fn(arg, buf_bytes(&k.row), buf_bytes(&k.col),
+		    &lock)) != 0)
+			break;
+	}
+	if (rc == 1)
+		rc = 0;
+done:
+	walk_dispose(&w);
+	codec_key_dispose(&k);
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
+/* show's walk of one region of row (and of column col only). */
+static int
+raw_region(struct redis_store *s, int region, perc_bytes row,
+    const perc_bytes *col, store_raw_fn fn, void *arg)
+{
+	perc_buf prefix = PERC_BUF_INIT, from = PERC_BUF_INIT;
+	const struct page_item *it;
+	struct key k;
+	struct walk w;
+	unsigned b;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	memset(&w, 0, sizeof(w));
+	if (col != NULL)
+		rc = codec_cell_prefix(&prefix, region, row, *col);
+	else if ((rc = codec_row_prefix(&prefix, region, row)) == 0)
+		rc = buf_add(&prefix, "\0\1", 2);   /* the row's end mark */
+	if (rc < 0 || (rc = bound(&from, '[', buf_bytes(&prefix))) < 0 ||
+	    (rc = walk_init(&w, s, 'k', 1, buf_bytes(&from),
+	    buf_bytes(&prefix), (int)rs_bucket(row))) < 0)
+		goto done;
+	while ((rc = walk_next(&w, &b, &it)) == 0) {
+		if (!it->has_value)
+			continue;       /* gone since the page was read */
+		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
+		    (rc = fn(arg, region, buf_bytes(&k.col), k.kind, k.ts,
+		    buf_bytes(&it->value))) != 0)
+			break;
+	}
+	if (rc == 1)
+		rc = 0;
+done:
+	walk_dispose(&w);
+	codec_key_dispose(&k);
+	perc_buf_dispose(&prefix);
+	perc_buf_dispose(&from);
+	return rc;
+}
+
+/* Every raw key of row (of column col only): the cells, then notify. */
+int
+rs_raw(struct store *base, perc_bytes row, const perc_bytes *col,
+    store_raw_fn fn, void *arg)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	int rc;
+
+	if ((rc = raw_region(s, REGION_CELL, row, col, fn, arg)) == 0)
+		rc = raw_region(s, REGION_NOTIFY, row, col, fn, arg);
+	return rc;
+}
+
+static int
+failures_key(perc_buf *out, perc_bytes row, perc_bytes col)
+{
+	return codec_key(out, REGION_NOTIFY, row, col, KIND_FAILURES, 0);
+}
+
+/* HGET of one key of row's bucket into out: 0 or PERC_ENOTFOUND. */
+static int
+row_hget(perc_buf *out, struct redis_store *s, perc_bytes row, perc_bytes key)
+{
+	char v[RS_KEY_MAX];
+	redisReply *r;
+	perc_bytes argv[3];
+	int rc;
+
+	rs_bucket_key(v, s, rs_bucket(row), 'v');
+	argv[0] = bytes_of("HGET", 4);
+	argv[1] = bytes_of(v, strlen(v));
+	argv[2] = key;
+	if ((rc = rs_row_command(&r, s, row, 3, argv)) < 0)
+		return rc;
+	if (r->type == REDIS_REPLY_NIL)
+		rc = PERC_ENOTFOUND;
+	else if (r->type == REDIS_REPLY_STRING)
+		rc = buf_set(out, r->str, r->len);
+	else if (r->type == REDIS_REPLY_ERROR)
+		rc = rs_reply_error(s, r, "reading the notify cells");
+	else
+		rc = rs_bad_reply(s, "reading the notify cells");
+	freeReplyObject(r);
+	return rc;
+}
+
+/*
+ * Every dirty cell (of column only, when not NULL), in byte order,
+ * with its failure record (empty when none), from the notify region
+ * only.
+ */
+int
+rs_notify_scan(struct store *base, const perc_bytes *column,
+    int (*fn)(void *arg, perc_bytes row, perc_bytes col,
+    perc_bytes failures), void *arg)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	static const unsigned char region = REGION_NOTIFY;
+	perc_buf last = PERC_BUF_INIT, fkey = PERC_BUF_INIT;
+	perc_buf fail = PERC_BUF_INIT;
+	const struct page_item *it;
+	const unsigned char *key;
+	struct key k;
+	struct walk w;
+	unsigned b;
+	size_t klen;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	if ((rc = walk_init(&w, s, 'k', 0, bytes_of("[n", 2),
+	    bytes_of(&region, 1), -1)) < 0)
+		goto done;
+	while ((rc = walk_next(&w, &b, &it)) == 0) {
+		key = (const unsigned char *)it->key.data;
+		klen = it->key.len;
+		/* One report a cell: skip its other notify keys. */
+		if (klen < 9 || key[klen - 9] != KIND_NOTIFY ||
+		    (last.len == klen - 9 && memcmp(last.data, key,
+		    klen - 9) == 0))
+			continue;
+		if ((rc = buf_set(&last, key, klen - 9)) < 0 ||
+		    (rc = codec_parse_key(&k, key, klen)) < 0)
+			break;
+		if (column != NULL && !bytes_eq(buf_bytes(&k.col), *column))
+			continue;
+		buf_reset(&fail);
+		if ((rc = failures_key(&fkey, buf_bytes(&k.row),
+		    buf_bytes(&k.col))) < 0)
+			break;
+		rc = row_hget(&fail, s, buf_bytes(&k.row), buf_bytes(&fkey));
+		if (rc == PERC_ENOTFOUND)
+			buf_reset(&fail);
+		else if (rc < 0)
+			break;
+		if ((rc = fn(arg, buf_bytes(&k.row), buf_bytes(&k.col),
+		    buf_bytes(&fail))) != 0)
+			break;
+	}
+	if (rc == 1)
+		rc = 0;
+done:
+	walk_dispose(&w);
+	codec_key_dispose(&k);
+	perc_buf_dispose(&last);
+	perc_buf_dispose(&fkey);
+	perc_buf_dispose(&fail);
+	return rc;
+}
+
+/* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
+int
+rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT, lo = PERC_BUF_INIT, hi = PERC_BUF_INIT;
+	char z[RS_KEY_MAX];
+	redisReply *r = NULL;
+	perc_bytes argv[7];
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0 ||
+	    (rc = bound(&lo, '[', buf_bytes(&prefix))) < 0 ||
+	    (rc = buf_add(&lo, "\5", 1)) < 0 ||
+	    (rc = bound(&hi, '(', buf_bytes(&prefix))) < 0 ||
+	    (rc = buf_add(&hi, "\6", 1)) < 0)
+		goto done;
+	rs_bucket_key(z, s, rs_bucket(row), 'k');
+	argv[0] = bytes_of("ZRANGEBYLEX", 11);
+	argv[1] = bytes_of(z, strlen(z));
+	argv[2] = buf_bytes(&lo);
+	argv[3] = buf_bytes(&hi);
+	argv[4] = bytes_of("LIMIT", 5);
+	argv[5] = bytes_of("0", 1);
+	argv[6] = bytes_of("1", 1);
+	if ((rc = rs_row_command(&r, s, row, 7, argv)) < 0)
+		goto done;
+	if (r->type == REDIS_REPLY_ARRAY)
+		rc = r->elements > 0 ? 0 : PERC_ENOTFOUND;
+	else if (r->type == REDIS_REPLY_ERROR)
+		rc = rs_reply_error(s, r, "reading the notify cells");
+	else
+		rc = rs_bad_reply(s, "reading the notify cells");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	perc_buf_dispose(&lo);
+	perc_buf_dispose(&hi);
+	return rc;
+}
+
+/* The failure record of (row, col): 0, or PERC_ENOTFOUND. */
+int
+rs_failures_get(struct store *base, perc_buf *out, perc_bytes row,
+    perc_bytes col)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf key = PERC_BUF_INIT;
+	int rc;
+
+	if ((rc = failures_key(&key, row, col)) == 0)
+		rc = row_hget(out, s, row, buf_bytes(&key));
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+int
+rs_failures_put(struct store *base, perc_bytes row, perc_bytes col,
+    perc_bytes rec)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf key = PERC_BUF_INIT;
+	redisReply *r = NULL;
+	perc_bytes args[2];
+	long long code;
+	int rc;
+
+	if ((rc = failures_key(&key, row, col)) < 0)
+		goto done;
+	args[0] = buf_bytes(&key);
+	args[1] = rec;
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PUT, row, 2, args,
+	    "recording an observer's failure")) < 0)
+		goto done;
+	if (code != 0)
+		rc = rs_bad_reply(s, "recording an observer's failure");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&key);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/*
+ * lib/store_redis.h - the Redis Cluster store, shared by its files:
+ * store_redis.c (open, create, the oracle, leases and the one-cell
+ * steps) and redis_walk.c (scans and the notify region).
+ *
+ * Keys of table T, each with one hash tag:
+ *
+ *   perc:{T:B}:k       per bucket B (0..63, crc32(row) % 64): a sorted
+ *                      set of the codec keys of its rows' cells, all of
+ *                      score 0, so that ZRANGEBYLEX walks them in byte
+ *                      order, the order of codec.h and of LevelDB
+ *   perc:{T:B}:v       a hash, codec key -> value
+ *   perc:{T:B}:l       a sorted set of the bucket's lock keys only, so
+ *                      that resolve-locks walks the locks, not the data
+ *   perc:{T:oracle}:ts     the timestamp oracle's counter
+ *   perc:{T:oracle}:table  the table's marker, made by init
+ *   perc:{T:lease}:TS      the lease of transaction TS, while it commits
+ *
+ * Every key of a row shares a slot, so one script on that slot reads
+ * and writes a cell's lock, write, data and notify keys atomically.  T
+ * is made of [A-Za-z0-9_.-] only, so no table's tags can be another's.
+ */
+#ifndef STORE_REDIS_H
+#define STORE_REDIS_H
+
+#include "redis_cluster.h"
+#include "store_seam_tmp.h"
+
+#define RS_BUCKETS   64
+#define RS_TABLE_MAX 64
+#define RS_KEY_MAX   (RS_TABLE_MAX + 48)
+
+enum rs_script {
+	RS_READ, RS_FIND_COMMIT, RS_PREWRITE, RS_COMMIT, RS_ROLLBACK,
+	RS_PUT, RS_RANGE, RS_NSCRIPTS
+};
+
+struct redis_store {
+	struct store base;
+	rc_cluster  *cl;
+	char         table[RS_TABLE_MAX + 1];
+	int64_t      timeout_ms;        /* of each call of a verb */
+	int          script[RS_NSCRIPTS];
+};
+
+/* The name of bucket's key of one kind: 'k', 'v' or 'l'. */
+void     rs_bucket_key(char *out, const struct redis_store *s,
+                       unsigned bucket, char which);
+unsigned rs_bucket(perc_bytes row);
+int64_t  rs_deadline(const struct redis_store *s);
+
+/* A reply the server gave as an error, as a PERC_EIO with its line. */
+int      rs_reply_error(const struct redis_store *s, const redisReply *r,
+                        const char *doing);
+/* A reply that is not the shape a script promises: PERC_EIO. */
+int      rs_bad_reply(const struct redis_store *s, const char *doing);
+
+/* One command on the slot of row's bucket (its 'v' hash). */
+int      rs_row_command(redisReply **out, struct redis_store *s,
+                        perc_bytes row, size_t argc, const perc_bytes *argv);
+/* Run one of the scripts on row's bucket (KEYS: its k, v and l): its
+   reply in *out, whose first element, an integer, in *code. */
+int      rs_row_eval(redisReply **out, long long *code, int *replicas,
+                     struct redis_store *s, int script, perc_bytes row,
+                     size_t nargs, const perc_bytes *args, const char *doing);
+
+int rs_scan(struct store *s, struct store_scan *sc);
+int rs_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
+             perc_bytes col, const struct lock_rec *lock), void *arg);
+int rs_raw(struct store *s, perc_bytes row, const perc_bytes *col,
+           store_raw_fn fn, void *arg);
+int rs_notify_scan(struct store *s, const perc_bytes *column,
+                   int (*fn)(void *arg, perc_bytes row, perc_bytes col,
+                   perc_bytes failures), void *arg);
+int rs_notify_pending(struct store *s, perc_bytes row, perc_bytes col);
+int rs_failures_get(struct store *s, perc_buf *out, perc_bytes row,
+                    perc_bytes col);
+int rs_failures_put(struct store *s, perc_bytes row, perc_bytes col,
+                    perc_bytes rec);
+#endif
