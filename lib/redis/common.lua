@@ -50,11 +50,12 @@ local function lock_op(rec)
 	return string.sub(rec, 2, 2)
 end
 
--- Call f(key, record) for the write records of cell P from the newest
--- down to the one at commit timestamp low8, until f returns non-nil.
-local function each_write(P, low8, f)
-	local start = '[' .. P .. '\2' .. Z8
-	local stop = '[' .. P .. '\2' .. inv8(low8)
+-- Call f(key, record) for the write records of cell P at commit
+-- timestamps from ~lo8 down to ~hi8 (lo8 and hi8 are the inverted
+-- tails of the keys, so newest first), until f returns non-nil.
+local function each_write(P, lo8, hi8, f)
+	local start = '[' .. P .. '\2' .. lo8
+	local stop = '[' .. P .. '\2' .. hi8
 	while true do
 		local keys = redis.call('ZRANGEBYLEX', KEYS[1], start, stop,
 		    'LIMIT', 0, 64)
@@ -76,10 +77,16 @@ local function each_write(P, low8, f)
 	end
 end
 
+-- The write records at or above start8, which alone can be its own or
+-- newer than it, newest first.
+local function each_write_since(P, start8, f)
+	return each_write(P, Z8, inv8(start8), f)
+end
+
 -- The write record of transaction start8 in cell P: {key, op}, or nil.
 -- Only records at or above start8 can be its own.
 local function find_commit(P, start8)
-	return each_write(P, start8, function(key, rec)
+	return each_write_since(P, start8, function(key, rec)
 		if string.sub(rec, 2, 9) == start8 then
 			return {key, string.sub(rec, 1, 1)}
 		end

@@ -29,7 +29,7 @@ end
 -- point, newer writes and even a newer lock of others may sit on the
 -- cell.  Then a lock, then newer writes, conflict.
 local newer = false
-local r = each_write(P, start8, function(key, rec)
+local r = each_write_since(P, start8, function(key, rec)
 	if string.sub(rec, 2, 9) == start8 then
 		if string.sub(rec, 1, 1) == 'R' then
 			return {1}

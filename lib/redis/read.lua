@@ -31,7 +31,8 @@ if lock then
 		end
 	end
 end
-local r = each_write(P, ts8, function(key, rec)
+-- The write records at or below ts8, newest first.
+local r = each_write(P, inv8(ts8), FF8, function(key, rec)
 	local op = string.sub(rec, 1, 1)
 	if op == 'P' then
 		return value_of(string.sub(rec, 2, 9))

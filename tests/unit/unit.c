@@ -37,7 +37,7 @@ int
 main(void)
 {
 	const struct unit_test *suites[] = { codec_tests, journal_tests,
-		oracle_tests, redis_cluster_tests, NULL };
+		oracle_tests, redis_cluster_tests, store_redis_tests, NULL };
 	const struct unit_test *t;
 	int i, n = 0, failed = 0;
 	char cmd[4200];
