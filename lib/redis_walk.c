@@ -167,6 +167,11 @@ walk_fill(struct walk *w)
 	size_t n = 0, j;
 	int rc;
 
+	for (i = w->first; i < w->first + w->count; i++)
+		if (w->b[i].pos >= w->b[i].n && !w->b[i].last)
+			break;
+	if (i == w->first + w->count)
+		return 0;               /* every bucket has keys in hand */
 	snprintf(limit, sizeof(limit), "%d", PAGE);
 	args[2] = bytes_of(limit, strlen(limit));
 	args[3] = bytes_of(w->values ? "1" : "0", 1);

@@ -1,7 +1,7 @@
 /*
  * lib/store_redis.h - the Redis Cluster store, shared by its files:
- * store_redis.c (open, create, the oracle, leases and the one-cell
- * steps) and redis_walk.c (scans and the notify region).
+ * store_redis.c (open, create, the oracle and leases), redis_mvcc.c
+ * (the steps on one cell) and redis_walk.c (scans and notify cells).
  *
  * Keys of table T, each with one hash tag:
  *
@@ -64,6 +64,23 @@ int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      struct redis_store *s, int script, perc_bytes row,
                      size_t nargs, const perc_bytes *args, const char *doing);
 
+/* redis_mvcc.c: the steps on one cell. */
+int rs_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
+            perc_ts ts, struct lock_rec *blocker,
+            const struct lock_fate *known);
+int rs_get_lock(struct store *s, struct lock_rec *out, perc_bytes row,
+                perc_bytes col);
+int rs_find_commit(struct store *s, perc_ts *commit_ts, int *op,
+                   perc_bytes row, perc_bytes col, perc_ts start_ts);
+int rs_prewrite(struct store *s, perc_ts *committed_at,
+                const struct write *w, const struct lock_rec *lock,
+                unsigned flags, struct lock_rec *blocker);
+int rs_commit(struct store *s, perc_bytes row, perc_bytes col,
+              perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
+                perc_ts start_ts);
+
+/* redis_walk.c: scans, and the notify region. */
 int rs_scan(struct store *s, struct store_scan *sc);
 int rs_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
              perc_bytes col, const struct lock_rec *lock), void *arg);

@@ -49,17 +49,24 @@ table_url(char *out, size_t size, const char *url)
 }
 
 static struct store *
-fresh(const char *url)
+fresh_url(const char *url, char *u, size_t size)
 {
-	char u[512];
 	struct store *s = NULL;
 
-	table_url(u, sizeof(u), url);
+	table_url(u, size, url);
 	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
 	CHECK(store_redis_open(&s, u, "/nonexistent", LIVE_MS) == 0);
 	if (s == NULL)
 		printf("# %s\n", perc_errmsg());
 	return s;
+}
+
+static struct store *
+fresh(const char *url)
+{
+	char u[512];
+
+	return fresh_url(url, u, sizeof(u));
 }
 
 static perc_ts
@@ -697,6 +704,106 @@ test_rs_leases(const char *dir)
 	s->ops->dispose(s);
 }
 
+/*
+ * A cell with hundreds of versions, and many rows in its bucket: the
+ * scripts' walks of write records and the scan's pages go past one.
+ */
+static void
+test_rs_deep(const char *dir)
+{
+	const char *url = live_url();
+	perc_ts first_start, first_at = 0, fifth = 0, t, found = 0;
+	struct store_scan sc;
+	struct collect c;
+	struct store *s;
+	char v[16], row[16];
+	int i, op = 0, n = 0;
+
+	(void)dir;
+	if (url == NULL || (s = fresh(url)) == NULL)
+		return;
+	first_start = ts(s) + 1;
+	for (i = 1; i <= 300; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		t = put(s, "deep", "c", v);
+		if (i == 1)
+			first_at = t;
+		if (i == 5)
+			fifth = t;
+	}
+	/* 300 rows that share the bucket of "deep", around it. */
+	for (i = 0; n < 300; i++) {
+		snprintf(row, sizeof(row), "d%05d", i);
+		if (codec_crc32(0, row, strlen(row)) % 64 !=
+		    codec_crc32(0, "deep", 4) % 64)
+			continue;
+		put(s, row, "c", "x");
+		n++;
+	}
+	t = ts(s);
+	CHECK(reads(s, "deep", "c", t, "v300"));
+	CHECK(reads(s, "deep", "c", fifth, "v5"));
+	CHECK(reads(s, "deep", "c", first_at, "v1"));
+	CHECK(reads(s, "deep", "c", first_at - 1, NULL));
+	CHECK(s->ops->find_commit(s, &found, &op, str("deep"), str("c"),
+	    first_start) == 0 && found == first_at && op == OP_PUT);
+	CHECK(prewrite(s, "deep", "c", OP_PUT, "stale", first_start + 1) ==
+	    PERC_ECONFLICT);
+	scan_init(&sc, &c, "de", NULL, t);
+	CHECK(s->ops->scan(s, &sc) == 0 && sc.done && c.n == 1);
+	CHECK(c.text.data != NULL && strcmp(c.text.data, "deep/c=v300 ") == 0);
+	perc_buf_dispose(&c.text);
+	scan_init(&sc, &c, "d", NULL, t);
+	CHECK(s->ops->scan(s, &sc) == 0 && sc.done && c.n == 301);
+	CHECK(c.text.data != NULL && strstr(c.text.data, "deep/c=v300 ") !=
+	    NULL);
+	perc_buf_dispose(&c.text);
+	s->ops->dispose(s);
+}
+
+/* A damaged cell is an I/O error with one line, not a wrong answer. */
+static void
+test_rs_damaged(const char *dir)
+{
+	const char *url = live_url();
+	perc_buf key = PERC_BUF_INIT, out = PERC_BUF_INIT;
+	rc_cluster *cl = NULL;
+	struct lock_rec b;
+	struct store *s;
+	redisReply *r;
+	perc_bytes argv[4];
+	char u[512], hash[200];
+	const char *table;
+	perc_ts at;
+
+	(void)dir;
+	if (url == NULL || (s = fresh_url(url, u, sizeof(u))) == NULL)
+		return;
+	memset(&b, 0, sizeof(b));
+	at = put(s, "r", "c", "v");
+	table = strrchr(u, '/') + 1;
+	snprintf(hash, sizeof(hash), "perc:{%s:%u}:v", table,
+	    (unsigned)(codec_crc32(0, "r", 1) % 64));
+	CHECK(codec_key(&key, REGION_CELL, str("r"), str("c"), KIND_WRITE,
+	    at) == 0);
+	CHECK(rc_open(&cl, url, clock_deadline(LIVE_MS)) == 0);
+	argv[0] = str("HSET");
+	argv[1] = str(hash);
+	argv[2] = buf_bytes(&key);
+	argv[3] = str("garbage");
+	CHECK(cl != NULL && rc_command(&r, NULL, cl, argv[1], 4, argv,
+	    clock_deadline(LIVE_MS)) == 0);
+	freeReplyObject(r);
+	CHECK(s->ops->read(s, &out, str("r"), str("c"), at, &b, NULL) ==
+	    PERC_EIO);
+	CHECK(strstr(perc_errmsg(), "damaged") != NULL);
+	printf("# %s\n", perc_errmsg());
+	rc_close(cl);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&out);
+	s->ops->dispose(s);
+}
+
 /* Two tables on one cluster never see each other. */
 static void
 test_rs_tables_apart(const char *dir)
@@ -785,6 +892,8 @@ const struct unit_test store_redis_tests[] = {
 	{ "redis store: oracle strictly increasing", test_rs_oracle },
 	{ "redis store: leases", test_rs_leases },
 	{ "redis store: tables never see each other", test_rs_tables_apart },
+	{ "redis store: deep histories and crowded buckets", test_rs_deep },
+	{ "redis store: a damaged cell is an I/O error", test_rs_damaged },
 	{ "redis store: init refuses unsafe settings", test_rs_settings },
 	{ NULL, NULL }
 };

@@ -1,0 +1,338 @@
+/*
+ * lib/redis_mvcc.c - Percolator's steps on one cell of the Redis store:
+ * each one EVALSHA of a script of lib/redis/ on the row's slot, which
+ * Redis runs alone, so a step is atomic as mvcc.c's write batches are.
+ * The scripts decide; this side encodes their arguments (codec keys,
+ * timestamps as 8-byte big-endian strings) and reads their answers.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "codec.h"
+#include "error.h"
+#include "journal.h"
+#include "store_redis.h"
+
+static perc_bytes
+str(const char *s)
+{
+	return bytes_of(s, strlen(s));
+}
+
+/* Element i of a script's reply, a string: else NULL. */
+static const redisReply *
+elem_str(const redisReply *r, size_t i)
+{
+	if (i >= r->elements || r->element[i]->type != REDIS_REPLY_STRING)
+		return NULL;
+	return r->element[i];
+}
+
+/* The timestamp in the last 8 bytes of a codec key (a commit_ts). */
+static int
+key_ts(perc_ts *out, const redisReply *key)
+{
+	if (key == NULL || key->len < 9)
+		return -1;
+	*out = ~codec_get_u64((const unsigned char *)key->str + key->len - 8);
+	return 0;
+}
+
+static int
+conflict(perc_bytes row, perc_bytes col, const char *why)
+{
+	return error_set(PERC_ECONFLICT, "write conflict on row '%s' column "
+	    "'%s': %s; retry with a new transaction", error_quote(row),
+	    error_quote(col), why);
+}
+
+/* Scripts read and write the protocol's cells: see lib/redis/. */
+
+int
+rs_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
+    perc_ts ts, struct lock_rec *blocker, const struct lock_fate *known)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT;
+	unsigned char ts8[8], kstart[8];
+	const redisReply *v;
+	redisReply *r = NULL;
+	perc_bytes args[4];
+	long long code;
+	int rc, has_known = known != NULL && known->start_ts != 0;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
+		goto done;
+	codec_put_u64(ts8, ts);
+	codec_put_u64(kstart, has_known ? known->start_ts : 0);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(ts8, 8);
+	args[2] = bytes_of(kstart, has_known ? 8 : 0);
+	args[3] = str(has_known && known->commit_ts != 0 &&
+	    known->commit_ts <= ts ? "1" : "0");
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 4, args,
+	    "reading a cell")) < 0)
+		goto done;
+	v = elem_str(r, 1);
+	if (code == 0 && v != NULL)
+		rc = buf_set(out, v->str, v->len);
+	else if (code == 1)
+		rc = PERC_ENOTFOUND;
+	else if (code == 2 && v != NULL)
+		rc = codec_lock_decode(blocker, v->str, v->len) < 0 ? PERC_EIO :
+		    PERC_ELOCKED;
+	else if (code == 3 && v != NULL && v->len == 8)
+		rc = error_set(PERC_EIO, "the value of row '%s' column '%s' "
+		    "written at %" PRIu64 " is missing; redis table '%s' is "
+		    "damaged", error_quote(row), error_quote(col),
+		    codec_get_u64((const unsigned char *)v->str), s->table);
+	else
+		rc = rs_bad_reply(s, "reading a cell");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
+/* The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND. */
+int
+rs_get_lock(struct store *base, struct lock_rec *out, perc_bytes row,
+    perc_bytes col)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf key = PERC_BUF_INIT;
+	char v[RS_KEY_MAX];
+	redisReply *r = NULL;
+	perc_bytes argv[3];
+	int rc;
+
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) < 0)
+		goto done;
+	rs_bucket_key(v, s, rs_bucket(row), 'v');
+	argv[0] = str("HGET");
+	argv[1] = str(v);
+	argv[2] = buf_bytes(&key);
+	if ((rc = rs_row_command(&r, s, row, 3, argv)) < 0)
+		goto done;
+	if (r->type == REDIS_REPLY_NIL)
+		rc = PERC_ENOTFOUND;
+	else if (r->type == REDIS_REPLY_STRING)
+		rc = codec_lock_decode(out, r->str, r->len);
+	else if (r->type == REDIS_REPLY_ERROR)
+		rc = rs_reply_error(s, r, "reading a lock");
+	else
+		rc = rs_bad_reply(s, "reading a lock");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+int
+rs_find_commit(struct store *base, perc_ts *commit_ts, int *op,
+    perc_bytes row, perc_bytes col, perc_ts start_ts)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT;
+	unsigned char start8[8];
+	const redisReply *opr;
+	redisReply *r = NULL;
+	perc_bytes args[2];
+	long long code;
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
+		goto done;
+	codec_put_u64(start8, start_ts);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(start8, 8);
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_FIND_COMMIT, row, 2,
+	    args, "looking for a commit")) < 0)
+		goto done;
+	opr = elem_str(r, 2);
+	if (code == 1)
+		rc = PERC_ENOTFOUND;
+	else if (code != 0 || opr == NULL || opr->len != 1 ||
+	    key_ts(commit_ts, elem_str(r, 1)) < 0)
+		rc = rs_bad_reply(s, "looking for a commit");
+	else
+		*op = (unsigned char)opr->str[0];
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
+/*
+ * Prewrite w for the transaction of lock: see lib/redis/prewrite.lua.
+ * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
+ * with *committed_at, as mvcc_prewrite.
+ */
+int
+rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
+    const struct lock_rec *lock, unsigned flags, struct lock_rec *blocker)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
+	perc_buf prefix = PERC_BUF_INIT, enc = PERC_BUF_INIT;
+	perc_buf nkey = PERC_BUF_INIT;
+	unsigned char start8[8];
+	char op = (char)w->op;
+	const redisReply *v;
+	redisReply *r = NULL;
+	perc_bytes args[7];
+	long long code;
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0 ||
+	    (rc = codec_lock_encode(&enc, lock)) < 0)
+		goto done;
+	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY) &&
+	    (rc = codec_key(&nkey, REGION_NOTIFY, row, col, KIND_NOTIFY,
+	    lock->start_ts)) < 0)
+		goto done;
+	codec_put_u64(start8, lock->start_ts);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(start8, 8);
+	args[2] = buf_bytes(&enc);
+	args[3] = bytes_of(&op, 1);
+	args[4] = str(w->ack ? "1" : "0");
+	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : str("");
+	args[6] = buf_bytes(&nkey);
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, 7, args,
+	    "writing a lock")) < 0)
+		goto done;
+	v = elem_str(r, 1);
+	if (code == 0)
+		rc = 0;
+	else if (code == 1)
+		rc = conflict(row, col, "this transaction was rolled back by "
+		    "another process");
+	else if (code == 2 && key_ts(committed_at, v) == 0)
+		rc = PERC_ECOMMITTED;
+	else if (code == 3 && v != NULL)
+		rc = codec_lock_decode(blocker, v->str, v->len) < 0 ? PERC_EIO :
+		    PERC_ELOCKED;
+	else if (code == 4)
+		rc = conflict(row, col, w->ack ? "another observer or writer "
+		    "got there after this one began" : "another transaction "
+		    "committed it after this one began");
+	else
+		rc = rs_bad_reply(s, "writing a lock");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	perc_buf_dispose(&enc);
+	perc_buf_dispose(&nkey);
+	return rc;
+}
+
+/*
+ * Commit start_ts on (row, col) at commit_ts: see lib/redis/commit.lua.
+ * With STORE_SYNC this is the commit point, and it is acknowledged only
+ * once in the master's AOF (appendfsync always) and, when the master has
+ * a replica, on one: WAIT after the script.  Should no replica confirm
+ * it in time, the script is sent again, which finds the commit done and
+ * writes nothing, until one does or the deadline passes.
+ */
+int
+rs_commit(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, perc_ts commit_ts, unsigned flags)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT, nprefix = PERC_BUF_INIT;
+	unsigned char start8[8], commit8[8];
+	int64_t deadline = rs_deadline(s);
+	unsigned delay = 1000;
+	redisReply *r = NULL;
+	perc_bytes args[4];
+	long long code;
+	int rc, replicas = -1, sync = (flags & STORE_SYNC) != 0;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
+		goto done;
+	if ((flags & STORE_CLEAR_NOTIFY) &&
+	    (rc = codec_cell_prefix(&nprefix, REGION_NOTIFY, row, col)) < 0)
+		goto done;
+	codec_put_u64(start8, start_ts);
+	codec_put_u64(commit8, commit_ts);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(start8, 8);
+	args[2] = bytes_of(commit8, 8);
+	args[3] = buf_bytes(&nprefix);
+	for (;;) {
+		if ((rc = rs_row_eval(&r, &code, sync ? &replicas : NULL, s,
+		    RS_COMMIT, row, 4, args, "committing a cell")) < 0)
+			goto done;
+		if (code == 1) {
+			rc = conflict(row, col, "this transaction was rolled "
+			    "back by another process");
+			goto done;
+		}
+		if (code != 0) {
+			rc = rs_bad_reply(s, "committing a cell");
+			goto done;
+		}
+		if (!sync || replicas != 0)
+			break;
+		freeReplyObject(r);
+		r = NULL;
+		if (clock_backoff(&delay, 100000, deadline) < 0) {
+			rc = error_set(PERC_EIO, "the commit of row '%s' "
+			    "column '%s' at %" PRIu64 " is on its redis "
+			    "master but no replica confirmed it in time; check "
+			    "the cluster's replicas (a failover now could lose "
+			    "it)", error_quote(row), error_quote(col),
+			    commit_ts);
+			goto done;
+		}
+	}
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	perc_buf_dispose(&nprefix);
+	return rc;
+}
+
+int
+rs_rollback(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT;
+	unsigned char start8[8];
+	redisReply *r = NULL;
+	perc_bytes args[2];
+	long long code;
+	perc_ts at;
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
+		goto done;
+	codec_put_u64(start8, start_ts);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(start8, 8);
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_ROLLBACK, row, 2, args,
+	    "rolling back a cell")) < 0)
+		goto done;
+	if (code == 1 && key_ts(&at, elem_str(r, 1)) == 0)
+		rc = error_set(PERC_ECONFLICT, "transaction %" PRIu64
+		    " already committed at %" PRIu64 "; it cannot be rolled "
+		    "back", start_ts, at);
+	else if (code != 0)
+		rc = rs_bad_reply(s, "rolling back a cell");
+done:
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
