@@ -48,6 +48,43 @@ conflict(perc_bytes row, perc_bytes col, const char *why)
 	    error_quote(col), why);
 }
 
+/*
+ * Run a script that decides a transaction's fate on row's master, and
+ * return only once a replica has it too (WAIT 1), when the master has
+ * one: a failover to a replica that missed it would undo a decision
+ * others acted on.  That is the commit point, and also every prewrite
+ * (the commit point makes every lock of the transaction count: a lock
+ * lost in a failover would lose its cell's write, where LevelDB's
+ * synced commit carries every earlier write of its log to disk) and
+ * every rollback (its record is what keeps a late commit out).  A
+ * secondary's commit needs none: lost, its lock comes back and rolls
+ * forward.  Should no replica confirm in time, the script is sent
+ * again, which finds its work done and writes nothing, until one does
+ * or the deadline passes: PERC_ETIMEOUT then, with the message of why.
+ */
+static int
+eval_replicated(redisReply **out, long long *code, struct redis_store *s,
+    int script, perc_bytes row, size_t nargs, const perc_bytes *args,
+    const char *doing)
+{
+	int64_t deadline = rs_deadline(s);
+	unsigned delay = 1000;
+	int rc, replicas;
+
+	for (;;) {
+		if ((rc = rs_row_eval(out, code, &replicas, s, script, row,
+		    nargs, args, doing)) < 0 || replicas != 0)
+			return rc;
+		freeReplyObject(*out);
+		*out = NULL;
+		if (clock_backoff(&delay, 100000, deadline) < 0)
+			return error_set(PERC_ETIMEOUT, "no replica of the "
+			    "redis master of row '%s' confirmed %s in time; "
+			    "check the cluster's replicas, then retry",
+			    error_quote(row), doing);
+	}
+}
+
 /* Scripts read and write the protocol's cells: see lib/redis/. */
 
 int
@@ -205,7 +242,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	args[4] = str(w->ack ? "1" : "0");
 	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : str("");
 	args[6] = buf_bytes(&nkey);
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, 7, args,
+	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, 7, args,
 	    "writing a lock")) < 0)
 		goto done;
 	v = elem_str(r, 1);
@@ -236,11 +273,10 @@ done:
 
 /*
  * Commit start_ts on (row, col) at commit_ts: see lib/redis/commit.lua.
- * With STORE_SYNC this is the commit point, and it is acknowledged only
- * once in the master's AOF (appendfsync always) and, when the master has
- * a replica, on one: WAIT after the script.  Should no replica confirm
- * it in time, the script is sent again, which finds the commit done and
- * writes nothing, until one does or the deadline passes.
+ * With STORE_SYNC this is the commit point, acknowledged only once in
+ * the master's AOF (appendfsync always) and on a replica.  Should that
+ * not come in time, the commit is on its master but its fate is not
+ * sure: PERC_EIO, not a timeout, since something was written.
  */
 int
 rs_commit(struct store *base, perc_bytes row, perc_bytes col,
@@ -249,12 +285,10 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf prefix = PERC_BUF_INIT, nprefix = PERC_BUF_INIT;
 	unsigned char start8[8], commit8[8];
-	int64_t deadline = rs_deadline(s);
-	unsigned delay = 1000;
 	redisReply *r = NULL;
 	perc_bytes args[4];
 	long long code;
-	int rc, replicas = -1, sync = (flags & STORE_SYNC) != 0;
+	int rc;
 
 	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
 		goto done;
@@ -267,33 +301,27 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	args[1] = bytes_of(start8, 8);
 	args[2] = bytes_of(commit8, 8);
 	args[3] = buf_bytes(&nprefix);
-	for (;;) {
-		if ((rc = rs_row_eval(&r, &code, sync ? &replicas : NULL, s,
-		    RS_COMMIT, row, 4, args, "committing a cell")) < 0)
-			goto done;
-		if (code == 1) {
-			rc = conflict(row, col, "this transaction was rolled "
-			    "back by another process");
-			goto done;
-		}
-		if (code != 0) {
-			rc = rs_bad_reply(s, "committing a cell");
-			goto done;
-		}
-		if (!sync || replicas != 0)
-			break;
-		freeReplyObject(r);
-		r = NULL;
-		if (clock_backoff(&delay, 100000, deadline) < 0) {
+	if (flags & STORE_SYNC) {
+		rc = eval_replicated(&r, &code, s, RS_COMMIT, row, 4, args,
+		    "a commit");
+		if (rc == PERC_ETIMEOUT)
 			rc = error_set(PERC_EIO, "the commit of row '%s' "
 			    "column '%s' at %" PRIu64 " is on its redis "
-			    "master but no replica confirmed it in time; check "
-			    "the cluster's replicas (a failover now could lose "
-			    "it)", error_quote(row), error_quote(col),
-			    commit_ts);
-			goto done;
-		}
+			    "master but no replica confirmed it in time; "
+			    "check the cluster's replicas (a failover now "
+			    "could lose it)", error_quote(row),
+			    error_quote(col), commit_ts);
+	} else {
+		rc = rs_row_eval(&r, &code, NULL, s, RS_COMMIT, row, 4, args,
+		    "committing a cell");
 	}
+	if (rc < 0)
+		goto done;
+	if (code == 1)
+		rc = conflict(row, col, "this transaction was rolled back by "
+		    "another process");
+	else if (code != 0)
+		rc = rs_bad_reply(s, "committing a cell");
 done:
 	if (r != NULL)
 		freeReplyObject(r);
@@ -320,7 +348,7 @@ rs_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	codec_put_u64(start8, start_ts);
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_ROLLBACK, row, 2, args,
+	if ((rc = eval_replicated(&r, &code, s, RS_ROLLBACK, row, 2, args,
 	    "rolling back a cell")) < 0)
 		goto done;
 	if (code == 1 && key_ts(&at, elem_str(r, 1)) == 0)

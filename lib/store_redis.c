@@ -16,9 +16,11 @@
  *
  * Durability comes from the servers' settings, which init checks on
  * every master: appendonly yes with appendfsync always, so an
- * acknowledged write is in the AOF on disk, and noeviction.  A commit
- * point (STORE_SYNC) and each oracle step also wait for a replica, when
- * the master has one, so that a failover cannot lose them.
+ * acknowledged write is in the AOF on disk, and noeviction.  What
+ * decides a transaction's fate (prewrites, the commit point, rollbacks:
+ * see eval_replicated in redis_mvcc.c) and each oracle step also wait
+ * for a replica, when the master has one, so that a failover cannot
+ * lose them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,7 +84,8 @@ rs_reply_error(const struct redis_store *s, const redisReply *r,
 {
 	if (r->len > 0 && strstr(r->str, "PERCDAMAGED") != NULL)
 		return error_set(PERC_EIO, "redis table '%s' holds a damaged "
-		    "cell (%s); the store's data is corrupt", s->table, doing);
+		    "cell (%s); look at it with perc show, and restore the "
+		    "table from a copy", s->table, doing);
 	return error_set(PERC_EIO, "redis error while %s in table '%s': %s",
 	    doing, s->table, error_quote(bytes_of(r->str, r->len)));
 }
