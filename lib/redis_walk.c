@@ -199,8 +199,8 @@ walk_fill(struct walk *w)
 }
 
 /*
- * The next key of the walk, the smallest of every bucket's next: 0
- * with *bucket and *item, 1 at the end, or a failure.
+ * The next key of the walk, the smallest of every bucket's next: 1
+ * with *bucket and *item, 0 at the end, or a failure.
  */
 static int
 walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
@@ -222,10 +222,10 @@ walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
 		}
 	}
 	if (best == NULL)
-		return 1;
+		return 0;
 	w->b[*bucket].pos++;
 	*item = best;
-	return 0;
+	return 1;
 }
 
 /*
@@ -385,7 +385,7 @@ rs_scan(struct store *base, struct store_scan *sc)
 		for (n = 0; n < SCAN_READS; ) {
 			if ((rc = walk_next(&w, &b, &it)) < 0)
 				goto done;
-			if (rc == 1) {
+			if (rc == 0) {
 				end = 1;
 				break;
 			}
@@ -450,7 +450,7 @@ rs_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 	if ((rc = walk_init(&w, s, 'l', 1, bytes_of("[c", 2),
 	    bytes_of(&region, 1), -1)) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) == 0) {
+	while ((rc = walk_next(&w, &b, &it)) > 0) {
 		if (!it->has_value)
 			continue;       /* resolved since the page was read */
 		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
@@ -460,8 +460,6 @@ rs_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 		    &lock)) != 0)
 			break;
 	}
-	if (rc == 1)
-		rc = 0;
 done:
 	walk_dispose(&w);
 	codec_key_dispose(&k);
@@ -491,7 +489,7 @@ raw_region(struct redis_store *s, int region, perc_bytes row,
 	    (rc = walk_init(&w, s, 'k', 1, buf_bytes(&from),
 	    buf_bytes(&prefix), (int)rs_bucket(row))) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) == 0) {
+	while ((rc = walk_next(&w, &b, &it)) > 0) {
 		if (!it->has_value)
 			continue;       /* gone since the page was read */
 		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
@@ -499,8 +497,6 @@ raw_region(struct redis_store *s, int region, perc_bytes row,
 		    buf_bytes(&it->value))) != 0)
 			break;
 	}
-	if (rc == 1)
-		rc = 0;
 done:
 	walk_dispose(&w);
 	codec_key_dispose(&k);
@@ -581,7 +577,7 @@ rs_notify_scan(struct store *base, const perc_bytes *column,
 	if ((rc = walk_init(&w, s, 'k', 0, bytes_of("[n", 2),
 	    bytes_of(&region, 1), -1)) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) == 0) {
+	while ((rc = walk_next(&w, &b, &it)) > 0) {
 		key = (const unsigned char *)it->key.data;
 		klen = it->key.len;
 		/* One report a cell: skip its other notify keys. */
@@ -607,8 +603,6 @@ rs_notify_scan(struct store *base, const perc_bytes *column,
 		    buf_bytes(&fail))) != 0)
 			break;
 	}
-	if (rc == 1)
-		rc = 0;
 done:
 	walk_dispose(&w);
 	codec_key_dispose(&k);
