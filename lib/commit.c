@@ -21,9 +21,7 @@
 #include "error.h"
 #include "failpoint.h"
 #include "lock.h"
-#include "mvcc.h"
-#include "notify.h"
-#include "oracle.h"
+#include "store.h"
 #include "txn.h"
 
 static const perc_bytes none = { "", 0 };
@@ -60,13 +58,16 @@ static int
 prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
     struct lock_rec *lock)
 {
+	struct store *s = txn->db->store;
+	unsigned flags = db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
 	struct lock_rec blocker;
 	int rc, action, tries;
 
 	memset(&blocker, 0, sizeof(blocker));
 	lock->op = w->op;
 	for (tries = 0; tries < 64; tries++) {
-		rc = mvcc_prewrite(committed_at, txn->db, w, lock, &blocker);
+		rc = s->ops->prewrite(s, committed_at, w, lock, flags,
+		    &blocker);
 		if (rc != PERC_ELOCKED)
 			break;
 		rc = lock_resolve(&action, txn->db, row_of(w), col_of(w),
@@ -89,11 +90,12 @@ static int
 roll_back_own(perc_txn *txn, size_t n)
 {
 	const struct writeset *ws = &txn->writes;
+	struct store *s = txn->db->store;
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < n && rc == 0; i++)
-		rc = mvcc_rollback_cell(txn->db, row_of(nth(ws, i)),
+		rc = s->ops->rollback(s, row_of(nth(ws, i)),
 		    col_of(nth(ws, i)), txn->journal.start_ts);
 	return rc;
 }
@@ -103,13 +105,13 @@ static int
 commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 {
 	const struct writeset *ws = &txn->writes;
+	struct store *s = txn->db->store;
 	size_t i;
 	int rc = 0;
 
 	for (i = 1; i < ws->n && rc == 0; i++) {
-		rc = mvcc_commit_cell(txn->db, row_of(nth(ws, i)),
-		    col_of(nth(ws, i)), txn->journal.start_ts, commit_ts, 0,
-		    NULL);
+		rc = s->ops->commit(s, row_of(nth(ws, i)), col_of(nth(ws, i)),
+		    txn->journal.start_ts, commit_ts, 0);
 		if (rc == 0 && i == 1)
 			rc = failpoint(txn->db, "after-commit-secondary");
 	}
@@ -123,27 +125,18 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 }
 
 /*
- * The commit point: the primary's write record, in one synced batch
- * with, for an observer, the clearing of the notifications it handled.
+ * The commit point: the primary's write record, durable, with, for an
+ * observer, the clearing of the notifications it handled in the same
+ * single-row step.
  */
 static int
 commit_primary(perc_txn *txn, perc_ts commit_ts)
 {
 	const struct write *p = nth(&txn->writes, 0);
-	leveldb_writebatch_t *also = NULL;
-	int rc = 0;
+	struct store *s = txn->db->store;
 
-	if (p->ack) {
-		also = leveldb_writebatch_create();
-		rc = notify_clear(also, txn->db, row_of(p), col_of(p),
-		    txn->journal.start_ts);
-	}
-	if (rc == 0)
-		rc = mvcc_commit_cell(txn->db, row_of(p), col_of(p),
-		    txn->journal.start_ts, commit_ts, 1, also);
-	if (also != NULL)
-		leveldb_writebatch_destroy(also);
-	return rc;
+	return s->ops->commit(s, row_of(p), col_of(p), txn->journal.start_ts,
+	    commit_ts, STORE_SYNC | (p->ack ? STORE_CLEAR_NOTIFY : 0));
 }
 
 /*
@@ -200,8 +193,7 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	rc = prewrite_all(&commit_ts, &done, txn);
 	if (rc == PERC_ECOMMITTED)
 		goto secondaries;       /* an earlier run got that far */
-	if (rc == 0 && (rc = oracle_next(&commit_ts, db->dir, 1,
-	    clock_deadline(db->timeout_ms))) < 0)
+	if (rc == 0 && (rc = perc_ts_next(&commit_ts, db, 1)) < 0)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
 	if (rc == 0)
 		rc = commit_primary(txn, commit_ts);
@@ -258,8 +250,8 @@ abort_locked(perc_txn *txn)
 	perc_ts at;
 	int rc, op;
 
-	rc = mvcc_find_commit(&at, &op, txn->db, row_of(nth(ws, 0)),
-	    col_of(nth(ws, 0)), txn->journal.start_ts);
+	rc = txn->db->store->ops->find_commit(txn->db->store, &at, &op,
+	    row_of(nth(ws, 0)), col_of(nth(ws, 0)), txn->journal.start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		if ((rc = commit_secondaries(txn, at)) == 0)
 			rc = error_set(PERC_ECONFLICT, "transaction %s had "

@@ -23,7 +23,6 @@
 #include "disk.h"
 #include "error.h"
 #include "escape.h"
-#include "oracle.h"
 
 #define FORMAT_VERSION 1
 #define CONFIG_MAX     (1 << 20)
@@ -323,7 +322,7 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
 		    strerror(errno));
-	if ((rc = store_create(path)) < 0 || (rc = oracle_create(path)) < 0)
+	if ((rc = store_leveldb_create(path)) < 0)
 		return rc;
 	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0)
 		rc = write_config(path, cols, ncols);
@@ -357,8 +356,7 @@ perc_db_open(perc_db **out, const char *path)
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
-	/* The store first: perc_db_close must not see its lockfd as 0. */
-	if ((rc = store_init(&db->store, path)) < 0 ||
+	if ((rc = store_leveldb_open(&db->store, path)) < 0 ||
 	    (rc = read_config(&db->observed, &db->nobserved, path,
 	    &db->config_st)) < 0) {
 		perc_db_close(db);
@@ -373,7 +371,8 @@ perc_db_close(perc_db *db)
 {
 	if (db == NULL)
 		return;
-	store_dispose(&db->store);
+	if (db->store != NULL)
+		db->store->ops->dispose(db->store);
 	free_observed(db->observed, db->nobserved);
 	free(db->dir);
 	free(db);
@@ -402,9 +401,9 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	struct stat st;
 	int rc;
 
-	if (db->store.db != NULL)
+	if (db->store->ops->held(db->store))
 		return 0;
-	if ((rc = store_acquire(&db->store, deadline_ms)) < 0)
+	if ((rc = db->store->ops->acquire(db->store, deadline_ms)) < 0)
 		return rc;
 	dir_path(path, sizeof(path), db->dir, "config");
 	if (stat(path, &st) == 0 && st.st_ino == db->config_st.st_ino &&
@@ -415,7 +414,7 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	free_observed(db->observed, db->nobserved);
 	if ((rc = read_config(&db->observed, &db->nobserved, db->dir,
 	    &db->config_st)) < 0)
-		store_release(&db->store);
+		db->store->ops->release(db->store);
 	return rc;
 }
 
@@ -426,8 +425,8 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 void
 db_release(perc_db *db)
 {
-	if (!db->held || db->store.failed)
-		store_release(&db->store);
+	if (!db->held || db->store->failed)
+		db->store->ops->release(db->store);
 }
 
 int
@@ -444,13 +443,14 @@ void
 perc_db_release(perc_db *db)
 {
 	db->held = 0;
-	store_release(&db->store);
+	db->store->ops->release(db->store);
 }
 
 int
 perc_ts_next(perc_ts *out, perc_db *db, size_t n)
 {
-	return oracle_next(out, db->dir, n, clock_deadline(db->timeout_ms));
+	return db->store->ops->ts_next(db->store, out, n,
+	    clock_deadline(db->timeout_ms));
 }
 
 int
@@ -460,11 +460,11 @@ perc_snapshot_ts(perc_ts *out, perc_db *db)
 
 	int rc;
 
-	if (db->store.read_only)
-		return oracle_last(out, db->dir, deadline);
+	if (db->store->read_only)
+		return db->store->ops->ts_last(db->store, out, deadline);
 	/* On a full disk, read at the last timestamp, as read-only. */
-	if ((rc = oracle_next(out, db->dir, 1, deadline)) == PERC_EIO &&
-	    errno == ENOSPC)
-		rc = oracle_last(out, db->dir, deadline);
+	if ((rc = db->store->ops->ts_next(db->store, out, 1, deadline)) ==
+	    PERC_EIO && errno == ENOSPC)
+		rc = db->store->ops->ts_last(db->store, out, deadline);
 	return rc;
 }

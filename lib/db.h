@@ -10,7 +10,7 @@
 
 struct perc_db {
 	char        *dir;
-	struct store store;
+	struct store *store;       /* the seam: see store.h */
 	perc_buf    *observed;     /* columns named by init --observe */
 	size_t       nobserved;
 	int64_t      timeout_ms;   /* PERC_LOCK_TIMEOUT */

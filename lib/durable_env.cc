@@ -12,7 +12,7 @@
  *  - a log let go with unsynced appends is synced first, unless the DB
  *    is shutting down (durable_env_closing): that costs one fsync per
  *    memtable switch, not one per process, and the unsynced tail of a
- *    clean shutdown is vouched for by store.clean instead (store.c);
+ *    clean shutdown is vouched for by store.clean instead (store_leveldb.c);
  *  - a new log's directory entry is synced before its first sync
  *    returns (LevelDB syncs the directory only with the manifest, which
  *    covers its tables but not a log made since): else the synced

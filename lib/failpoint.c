@@ -57,7 +57,8 @@ failpoint(perc_db *db, const char *name)
 	if (fp[n] == '\0')
 		_exit(137);
 	if (strcmp(fp + n, ":power-cut") == 0) {
-		store_power_cut(&db->store);
+		if (db->store->ops->power_cut != NULL)
+			db->store->ops->power_cut(db->store);
 		_exit(137);
 	}
 	if (strncmp(fp + n, ":pause=", 7) != 0)
@@ -65,7 +66,7 @@ failpoint(perc_db *db, const char *name)
 	secs = strtod(fp + n + 7, NULL);
 	if (!(secs > 0))
 		return 0;
-	store_release(&db->store);
+	db->store->ops->release(db->store);
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);

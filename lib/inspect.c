@@ -11,7 +11,7 @@
 #include "error.h"
 #include "escape.h"
 #include "lock.h"
-#include "mvcc.h"
+#include "store.h"
 
 /* The failure count of an observed cell shows as part of its notify. */
 static const char *const kind_names[] = {
@@ -33,7 +33,7 @@ add_pair(perc_buf *out, const char *key, perc_bytes value)
 
 /* The DETAIL of a lock; *ts becomes its owner's start_ts. */
 static int
-lock_detail(perc_buf *out, perc_ts *ts, const perc_db *db, perc_bytes v)
+lock_detail(perc_buf *out, perc_ts *ts, perc_db *db, perc_bytes v)
 {
 	struct lock_rec lock;
 	int64_t age;
@@ -65,7 +65,7 @@ done:
  * becomes the start_ts its record names; other kinds leave *ts alone.
  */
 static int
-cell_detail(perc_buf *out, perc_ts *ts, const perc_db *db, int kind,
+cell_detail(perc_buf *out, perc_ts *ts, perc_db *db, int kind,
     perc_bytes v)
 {
 	struct write_rec w;
@@ -93,142 +93,97 @@ cell_detail(perc_buf *out, perc_ts *ts, const perc_db *db, int kind,
 	return buf_add(out, "-", 1);
 }
 
-/* Walk every key of region that starts with the prefix for row/col. */
+struct show_walk {
+	perc_db  *db;
+	perc_buf  detail;
+	int     (*fn)(const perc_raw_cell *, void *);
+	void     *arg;
+};
+
 static int
-show_region(perc_db *db, int region, perc_bytes row, const perc_bytes *col,
-    int (*fn)(const perc_raw_cell *, void *), void *arg)
+show_one(void *arg, int region, perc_bytes col, int kind, perc_ts ts,
+    perc_bytes v)
 {
-	perc_buf prefix = PERC_BUF_INIT, detail = PERC_BUF_INIT;
-	leveldb_iterator_t *it;
+	struct show_walk *walk = arg;
 	perc_raw_cell cell;
-	struct key k;
-	const char *key, *val;
-	size_t klen, vlen;
 	int rc;
 
-	memset(&k, 0, sizeof(k));
-	if (col != NULL)
-		rc = codec_cell_prefix(&prefix, region, row, *col);
-	else if ((rc = codec_row_prefix(&prefix, region, row)) == 0)
-		rc = buf_add(&prefix, "\0\1", 2);   /* the row's end mark */
-	if (rc < 0)
-		goto out;
-	it = store_iter(&db->store);
-	for (leveldb_iter_seek(it, prefix.data, prefix.len);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		key = leveldb_iter_key(it, &klen);
-		if (klen < prefix.len || memcmp(key, prefix.data, prefix.len))
-			break;
-		val = leveldb_iter_value(it, &vlen);
-		if ((rc = codec_parse_key(&k, key, klen)) < 0)
-			break;
-		cell.ts = k.ts;
-		if ((rc = cell_detail(&detail, &cell.ts, db, k.kind,
-		    bytes_of(val, vlen))) < 0)
-			break;
-		cell.column = buf_bytes(&k.col);
-		cell.kind = kind_names[k.kind];
-		/* An observer's ack is a write record of its own kind. */
-		if (k.kind == KIND_WRITE && vlen > 0 && val[0] == OP_ACK)
-			cell.kind = "ack";
-		cell.detail = detail.data;
-		if ((rc = fn(&cell, arg)) != 0)
-			break;
-	}
-	if (rc == 0)
-		rc = store_iter_error(it);
-	leveldb_iter_destroy(it);
-out:
-	codec_key_dispose(&k);
-	perc_buf_dispose(&prefix);
-	perc_buf_dispose(&detail);
-	return rc;
+	(void)region;
+	cell.ts = ts;
+	if ((rc = cell_detail(&walk->detail, &cell.ts, walk->db, kind, v)) < 0)
+		return rc;
+	cell.column = col;
+	cell.kind = kind_names[kind];
+	/* An observer's ack is a write record of its own kind. */
+	if (kind == KIND_WRITE && v.len > 0 &&
+	    ((const char *)v.data)[0] == OP_ACK)
+		cell.kind = "ack";
+	cell.detail = walk->detail.data;
+	return walk->fn(&cell, walk->arg);
 }
 
 int
 perc_show(perc_db *db, perc_bytes row, const perc_bytes *col,
     int (*fn)(const perc_raw_cell *, void *), void *arg)
 {
+	struct show_walk walk = { db, PERC_BUF_INIT, fn, arg };
 	int rc;
 
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
-	if ((rc = show_region(db, REGION_CELL, row, col, fn, arg)) == 0)
-		rc = show_region(db, REGION_NOTIFY, row, col, fn, arg);
+	rc = db->store->ops->raw(db->store, row, col, show_one, &walk);
 	db_release(db);
+	perc_buf_dispose(&walk.detail);
 	return rc;
 }
+
+struct resolve_walk {
+	perc_db  *db;
+	unsigned  flags;
+	int64_t   older_than_ms;
+	int     (*fn)(const perc_resolved *, void *);
+	void     *arg;
+};
 
 /* Resolve one lock met by the walk and tell fn what was done. */
 static int
-resolve_one(perc_db *db, struct key *k, perc_bytes v, unsigned flags,
-    int64_t older_than_ms, int (*fn)(const perc_resolved *, void *),
-    void *arg)
+resolve_one(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
 {
-	struct lock_rec lock;
+	struct resolve_walk *walk = arg;
+	unsigned flags = walk->flags;
 	perc_resolved r;
 	int rc, action;
 
-	memset(&lock, 0, sizeof(lock));
-	if ((rc = codec_lock_decode(&lock, v.data, v.len)) < 0)
-		goto done;
-	if (clock_wall_ms() - (int64_t)lock.wall_ms < older_than_ms)
-		goto done;
-	if ((rc = lock_resolve(&action, db, buf_bytes(&k->row),
-	    buf_bytes(&k->col), &lock,
+	if (clock_wall_ms() - (int64_t)lock->wall_ms < walk->older_than_ms)
+		return 0;
+	if ((rc = lock_resolve(&action, walk->db, row, col, lock,
 	    ((flags & PERC_RESOLVE_ALL) ? RESOLVE_FORCE : 0) |
 	    ((flags & PERC_RESOLVE_DRY_RUN) ? RESOLVE_DRY_RUN : 0))) < 0)
-		goto done;
-	r.row = buf_bytes(&k->row);
-	r.column = buf_bytes(&k->col);
-	r.start_ts = lock.start_ts;
+		return rc;
+	r.row = row;
+	r.column = col;
+	r.start_ts = lock->start_ts;
 	r.action = action_name(action);
-	rc = fn(&r, arg);
-done:
-	codec_lock_dispose(&lock);
-	return rc;
+	return walk->fn(&r, walk->arg);
 }
 
 /*
- * The walk reads a LevelDB iterator, which sees the store as it was
- * when the walk began; resolving a secondary may roll back its primary
- * ahead of the walk, and meeting that primary later finds its fate
- * already settled, so every lock is reported once, with its fate.
+ * The walk may see the store as it was when it began: resolving a
+ * secondary may roll back its primary ahead of the walk, and meeting
+ * that primary later finds its fate already settled, so every lock is
+ * reported once, with its fate.
  */
 int
 perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
     int (*fn)(const perc_resolved *, void *), void *arg)
 {
-	leveldb_iterator_t *it;
-	const unsigned char *key;
-	const char *val;
-	struct key k;
-	size_t klen, vlen;
-	unsigned char region = REGION_CELL;
+	struct resolve_walk walk = { db, flags, older_than_ms, fn, arg };
 	int rc;
 
-	memset(&k, 0, sizeof(k));
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
-	it = store_iter(&db->store);
-	for (leveldb_iter_seek(it, (const char *)&region, 1);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		key = (const unsigned char *)leveldb_iter_key(it, &klen);
-		if (key[0] != REGION_CELL)
-			break;
-		/* Only locks: the kind byte sits 9 bytes from the end. */
-		if (klen < 9 || key[klen - 9] != KIND_LOCK)
-			continue;
-		val = leveldb_iter_value(it, &vlen);
-		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
-		    (rc = resolve_one(db, &k, bytes_of(val, vlen), flags,
-		    older_than_ms, fn, arg)) != 0)
-			break;
-	}
-	if (rc == 0)
-		rc = store_iter_error(it);
-	leveldb_iter_destroy(it);
-	codec_key_dispose(&k);
+	rc = db->store->ops->locks(db->store, resolve_one, &walk);
 	db_release(db);
 	return rc;
 }

@@ -13,19 +13,14 @@
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
-#include "journal.h"
 #include "lock.h"
-#include "mvcc.h"
 
 int
-lock_owner_state(const perc_db *db, const struct lock_rec *lock)
+lock_owner_state(perc_db *db, const struct lock_rec *lock)
 {
 	int64_t age = clock_wall_ms() - (int64_t)lock->wall_ms;
-	int same_host = lock->host.len == strlen(db->host) &&
-	    memcmp(lock->host.data, db->host, lock->host.len) == 0;
 
-	/* Tokens are kernel locks: only this host can ask about them. */
-	if (same_host && !journal_owner_alive(db->dir, lock->start_ts))
+	if (db->store->ops->owner_alive(db->store, lock, db->host) == 0)
 		return OWNER_DEAD;
 	if (age > (int64_t)lock->ttl_ms)
 		return OWNER_EXPIRED;
@@ -69,6 +64,7 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 {
 	perc_bytes prow = buf_bytes(&lock->primary_row);
 	perc_bytes pcol = buf_bytes(&lock->primary_col);
+	struct store *s = db->store;
 	struct lock_rec plock;
 	perc_ts at;
 	int rc, op;
@@ -76,14 +72,14 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 	*committed_at = 0;
 	*action = RESOLVE_BACK;
 	memset(&plock, 0, sizeof(plock));
-	rc = mvcc_get_lock(&plock, db, prow, pcol);
+	rc = s->ops->get_lock(s, &plock, prow, pcol);
 	if (rc == 0 && plock.start_ts == lock->start_ts) {
 		/* Not committed yet: its owner may still be at work. */
 		if (!(flags & RESOLVE_FORCE) &&
 		    lock_owner_state(db, &plock) == OWNER_ALIVE)
 			*action = RESOLVE_ALIVE;
 		else if (!(flags & RESOLVE_DRY_RUN))
-			rc = mvcc_rollback_cell(db, prow, pcol, lock->start_ts);
+			rc = s->ops->rollback(s, prow, pcol, lock->start_ts);
 		goto done;
 	}
 	if (rc < 0 && rc != PERC_ENOTFOUND)
@@ -92,13 +88,13 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 	 * The primary holds no lock of ours (another transaction's lock
 	 * there says nothing about us): its write records decide.
 	 */
-	rc = mvcc_find_commit(&at, &op, db, prow, pcol, lock->start_ts);
+	rc = s->ops->find_commit(s, &at, &op, prow, pcol, lock->start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		*committed_at = at;
 		*action = RESOLVE_FORWARD;
 	} else if (rc == PERC_ENOTFOUND && !(flags & RESOLVE_DRY_RUN)) {
 		/* Never committed: a rollback record keeps it that way. */
-		rc = mvcc_rollback_cell(db, prow, pcol, lock->start_ts);
+		rc = s->ops->rollback(s, prow, pcol, lock->start_ts);
 	} else if (rc == PERC_ENOTFOUND) {
 		rc = 0;
 	}
@@ -126,9 +122,9 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 	    bytes_eq(col, buf_bytes(&lock->primary_col)))
 		return 0;       /* primary_fate did the work */
 	if (*action == RESOLVE_FORWARD)
-		return mvcc_commit_cell(db, row, col, lock->start_ts,
-		    committed_at, 0, NULL);
-	return mvcc_rollback_cell(db, row, col, lock->start_ts);
+		return db->store->ops->commit(db->store, row, col,
+		    lock->start_ts, committed_at, 0);
+	return db->store->ops->rollback(db->store, row, col, lock->start_ts);
 }
 
 /*
@@ -155,8 +151,8 @@ decide_without_writing(struct lock_fate *known, int *action, perc_db *db,
 		return rc;
 	/* Rolled back for good, or a primary still locked by its owner? */
 	memset(&plock, 0, sizeof(plock));
-	rc = mvcc_get_lock(&plock, db, buf_bytes(&lock->primary_row),
-	    buf_bytes(&lock->primary_col));
+	rc = db->store->ops->get_lock(db->store, &plock,
+	    buf_bytes(&lock->primary_row), buf_bytes(&lock->primary_col));
 	pending = rc == 0 && plock.start_ts == lock->start_ts &&
 	    lock_owner_state(db, &plock) != OWNER_DEAD;
 	codec_lock_dispose(&plock);
@@ -189,16 +185,16 @@ lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
 {
 	int rc, action;
 
-	if (db->store.read_only || db->store.failed)
+	if (db->store->read_only || db->store->failed)
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
 	else if ((rc = lock_resolve(&action, db, row, col, lock, 0)) < 0 &&
-	    db->store.failed)   /* the disk filled up: read past it */
+	    db->store->failed)   /* the disk filled up: read past it */
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
 	if (rc < 0 || action != RESOLVE_ALIVE)
 		return rc;
-	store_release(&db->store);
+	db->store->ops->release(db->store);
 	if (clock_backoff(delay_us, 100000, deadline_ms) < 0)
 		return error_set(PERC_ETIMEOUT, "row '%s' column '%s' is "
 		    "locked by transaction %llu of live process %u; try "

@@ -4,7 +4,7 @@
 
 #include "codec.h"
 #include "db.h"
-#include "mvcc.h"
+#include "store.h"
 
 enum owner_state {
 	OWNER_ALIVE,            /* holds its token, within its TTL */
@@ -21,7 +21,7 @@ enum resolve_action {
 #define RESOLVE_FORCE   0x1u    /* clean even a live owner's lock */
 #define RESOLVE_DRY_RUN 0x2u    /* decide, change nothing */
 
-int  lock_owner_state(const perc_db *db, const struct lock_rec *lock);
+int  lock_owner_state(perc_db *db, const struct lock_rec *lock);
 const char *lock_owner_state_name(int state);
 int  lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
                   const struct lock_rec *lock, unsigned flags);

@@ -269,7 +269,8 @@ read_cells(struct redis_store *s, struct store_scan *sc, struct cand *cand,
 	const redisReply *r, *v;
 	rc_pipeline *p = NULL;
 	size_t i;
-	int rc, has_known = sc->known != NULL && sc->known->start_ts != 0;
+	int rc, stop, has_known = sc->known != NULL &&
+	    sc->known->start_ts != 0;
 	unsigned b, j;
 
 	codec_put_u64(ts8, sc->ts);
@@ -312,9 +313,11 @@ read_cells(struct redis_store *s, struct store_scan *sc, struct cand *cand,
 		case 0:
 			if (v == NULL)
 				goto bad;
-			if (sc->cell(sc->arg, buf_bytes(&cand[i].row),
-			    buf_bytes(&cand[i].col), bytes_of(v->str, v->len)))
-				rc = 1;         /* the batch is full */
+			/* 1: the batch is full; < 0: a failure to return. */
+			stop = sc->cell(sc->arg, buf_bytes(&cand[i].row),
+			    buf_bytes(&cand[i].col), bytes_of(v->str, v->len));
+			if (stop != 0)
+				rc = stop < 0 ? stop : 1;
 			break;
 		case 1:
 			break;

@@ -16,7 +16,7 @@
 #include "codec.h"
 #include "error.h"
 #include "lock.h"
-#include "mvcc.h"
+#include "store.h"
 #include "txn.h"
 
 #define BATCH_CELLS 512
@@ -30,12 +30,13 @@ struct perc_iter {
 	perc_db     *db;
 	perc_txn    *txn;          /* its buffered writes are merged in */
 	perc_ts      ts;
-	perc_buf     range;        /* every key of the scan starts with it */
 	perc_buf     prefix;       /* the row prefix, raw */
 	perc_buf     column;       /* the column filter */
 	int          has_column;
-	perc_buf     cursor;       /* where the next batch starts */
+	int          resume;       /* the next batch starts after ... */
+	perc_buf     after_row, after_col; /* ... this cell */
 	int          store_done;
+	size_t       bytes;        /* in the batch */
 	struct item  items[BATCH_CELLS];
 	size_t       n, pos;       /* batch and next unread item */
 	size_t       wpos;         /* next unread write of txn */
@@ -77,9 +78,6 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 		it->has_column = 1;
 		rc = buf_addb(&it->column, opts->column);
 	}
-	if (rc == 0 && (rc = codec_row_prefix(&it->range, REGION_CELL,
-	    opts->prefix)) == 0)
-		rc = buf_addb(&it->cursor, buf_bytes(&it->range));
 	if (rc < 0) {
 		perc_iter_free(it);
 		return rc;
@@ -96,99 +94,85 @@ clear_items(perc_iter *it)
 	for (i = 0; i < it->n; i++)
 		buf_reset(&it->items[i].value);
 	it->n = it->pos = 0;
+	it->bytes = 0;
 }
 
-/*
- * Read the visible value of the cell at the iterator into the batch.
- * Returns 0, PERC_ELOCKED with *blocker, or a failure.
- */
+/* A visible cell the store gives: into the batch.  1: it is full. */
 static int
-read_cell(perc_iter *it, leveldb_iterator_t *li, struct key *k,
-    struct lock_rec *blocker, const struct lock_fate *known, size_t *bytes)
+add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 {
+	perc_iter *it = arg;
 	struct item *item = &it->items[it->n];
 	int rc;
 
-	if (!wanted(it, buf_bytes(&k->row), buf_bytes(&k->col)))
-		return 0;
-	rc = mvcc_read(&item->value, it->db, li, buf_bytes(&k->row),
-	    buf_bytes(&k->col), it->ts, blocker, known);
-	if (rc == PERC_ENOTFOUND)
-		return 0;
-	if (rc < 0)
+	if ((rc = buf_set(&item->row, row.data, row.len)) < 0 ||
+	    (rc = buf_set(&item->col, col.data, col.len)) < 0 ||
+	    (rc = buf_set(&item->value, value.data, value.len)) < 0)
 		return rc;
-	if ((rc = buf_set(&item->row, k->row.data, k->row.len)) < 0 ||
-	    (rc = buf_set(&item->col, k->col.data, k->col.len)) < 0)
-		return rc;
-	*bytes += k->row.len + k->col.len + item->value.len;
 	it->n++;
-	return 0;
+	it->bytes += row.len + col.len + value.len;
+	return it->n == BATCH_CELLS || it->bytes >= BATCH_BYTES;
 }
 
-/* Fill the batch from the store, from it->cursor on. */
+/* The next batch starts after the last cell of this one. */
+static int
+move_cursor(perc_iter *it)
+{
+	const struct item *last = &it->items[it->n - 1];
+	int rc;
+
+	it->resume = 1;
+	if ((rc = buf_set(&it->after_row, last->row.data, last->row.len)) < 0)
+		return rc;
+	return buf_set(&it->after_col, last->col.data, last->col.len);
+}
+
+/* Fill the batch from the store. */
 static int
 fetch(perc_iter *it)
 {
 	int64_t deadline = clock_deadline(it->db->timeout_ms);
-	leveldb_iterator_t *li = NULL;
-	struct lock_rec blocker;
+	struct store *s = it->db->store;
+	perc_bytes column = buf_bytes(&it->column);
 	struct lock_fate known = { 0, 0 };
-	struct key k;
-	size_t bytes = 0, klen;
+	struct store_scan sc;
 	unsigned delay = 1000;
-	const char *key;
 	int rc;
 
-	memset(&k, 0, sizeof(k));
-	memset(&blocker, 0, sizeof(blocker));
+	memset(&sc, 0, sizeof(sc));
+	sc.prefix = buf_bytes(&it->prefix);
+	sc.column = it->has_column ? &column : NULL;
+	sc.ts = it->ts;
+	sc.known = &known;
+	sc.cell = add_item;
+	sc.arg = it;
 	clear_items(it);
 	if ((rc = db_acquire(it->db, deadline)) < 0)
 		goto done;
-	li = store_iter(&it->db->store);
-	leveldb_iter_seek(li, it->cursor.data, it->cursor.len);
-	while (it->n < BATCH_CELLS && bytes < BATCH_BYTES) {
-		/*
-		 * A damaged block does not end LevelDB's iteration: it steps
-		 * past and records the error, so look after every seek.
-		 */
-		if ((rc = store_iter_error(li)) < 0)
-			break;
-		if (!leveldb_iter_valid(li) ||
-		    (key = leveldb_iter_key(li, &klen), klen < it->range.len) ||
-		    memcmp(key, it->range.data, it->range.len) != 0) {
-			it->store_done = 1;
-			rc = store_iter_error(li);
-			break;
+	for (;;) {
+		sc.resume = it->resume;
+		sc.after_row = buf_bytes(&it->after_row);
+		sc.after_col = buf_bytes(&it->after_col);
+		rc = s->ops->scan(s, &sc);
+		if (it->n > 0 && (rc == 0 || rc == PERC_ELOCKED)) {
+			int moved = move_cursor(it);
+
+			if (moved < 0)
+				rc = moved;
 		}
-		if ((rc = codec_parse_key(&k, key, klen)) < 0)
+		if (rc != PERC_ELOCKED)
 			break;
-		rc = read_cell(it, li, &k, &blocker, &known, &bytes);
-		if (rc == PERC_ELOCKED) {
-			leveldb_iter_destroy(li);
-			li = NULL;
-			if ((rc = lock_wait_or_clean(it->db,
-			    buf_bytes(&k.row), buf_bytes(&k.col), &blocker,
-			    &known, &delay, deadline)) < 0)
-				break;
-			li = store_iter(&it->db->store);
-			leveldb_iter_seek(li, it->cursor.data, it->cursor.len);
-			continue;
-		}
-		if (rc < 0)
+		if ((rc = lock_wait_or_clean(it->db, buf_bytes(&sc.brow),
+		    buf_bytes(&sc.bcol), &sc.blocker, &known, &delay,
+		    deadline)) < 0)
 			break;
-		/* Past every key of this cell: its prefix, then kind 6. */
-		if ((rc = codec_cell_prefix(&it->cursor, REGION_CELL,
-		    buf_bytes(&k.row), buf_bytes(&k.col))) < 0 ||
-		    (rc = buf_add(&it->cursor, "\x06", 1)) < 0)
-			break;
-		leveldb_iter_seek(li, it->cursor.data, it->cursor.len);
 	}
+	it->store_done = sc.done;
 done:
-	if (li != NULL)
-		leveldb_iter_destroy(li);
 	db_release(it->db);
-	codec_key_dispose(&k);
-	codec_lock_dispose(&blocker);
+	codec_lock_dispose(&sc.blocker);
+	perc_buf_dispose(&sc.brow);
+	perc_buf_dispose(&sc.bcol);
 	/* The cells read before a failure still come out, then the failure. */
 	if (rc < 0 && it->n > 0) {
 		it->failed = rc;
@@ -277,9 +261,9 @@ perc_iter_free(perc_iter *it)
 		perc_buf_dispose(&it->items[i].col);
 		perc_buf_dispose(&it->items[i].value);
 	}
-	perc_buf_dispose(&it->range);
 	perc_buf_dispose(&it->prefix);
 	perc_buf_dispose(&it->column);
-	perc_buf_dispose(&it->cursor);
+	perc_buf_dispose(&it->after_row);
+	perc_buf_dispose(&it->after_col);
 	free(it);
 }

@@ -1,52 +1,153 @@
-/* lib/store.h - the only user of LevelDB: one process holds it at a time */
+/*
+ * lib/store.h - the seam between Percolator and the store under it.
+ *
+ * Percolator needs of its store only single-row transactions: each verb
+ * below reads and writes the lock, write and data columns of one cell
+ * (and its notify cells) atomically, checking everything before its
+ * first write.  The LevelDB store does it under its file lock with one
+ * write batch; the Redis Cluster store with one server-side script on
+ * the row's slot.  The 2PC coordination above (commit.c, lock.c,
+ * txn.c, scan.c) is one code path for both.
+ *
+ * Keys of a cell, in the order every walk below reports them, are those
+ * of codec.h: a lock first, then write records newest first, then data
+ * newest first.  Rows and columns come in byte order.
+ */
 #ifndef STORE_H
 #define STORE_H
 
-#include <leveldb/c.h>
+#include <stdint.h>
 
+#include "codec.h"
 #include "perc.h"
 
-struct store {
-	char                   *path;     /* DIR/store */
-	char                   *lockpath; /* DIR/store.lock */
-	char                   *dir;      /* DIR */
-	int                     lockfd;   /* flock held while open; else -1 */
-	leveldb_t              *db;       /* NULL while released */
-	leveldb_readoptions_t  *read;
-	leveldb_writeoptions_t *write_sync;
-	leveldb_writeoptions_t *write_nosync;
-	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
-	char                   *cleanpath; /* DIR/store.clean */
-	int                     clean;    /* opened on a log it vouched for */
-	int                     wrote;    /* a write went in this session */
-	int                     failed;   /* a write failed this session */
-	int                     read_only; /* errno that forbids writes, or 0 */
-	int64_t                 full_at_ms; /* when an open found the disk full */
-	void                   *env;      /* store_open_tuned's, while open */
+/* Internal results, never returned to a library user. */
+#define PERC_ELOCKED    (-50)   /* a lock is in the way: see *blocker */
+#define PERC_ECOMMITTED (-51)   /* this start_ts is already committed */
+
+/* A transaction whose fate a reader learned without writing it down. */
+struct lock_fate {
+	perc_ts start_ts;       /* 0: none known */
+	perc_ts commit_ts;      /* 0: it never commits */
 };
 
+struct write;                   /* journal.h */
+
+/* Flags of prewrite and commit. */
+#define STORE_NOTIFY       0x1u /* prewrite: an observed column changes */
+#define STORE_SYNC         0x2u /* commit: the commit point, made durable */
+#define STORE_CLEAR_NOTIFY 0x4u /* commit: an observer's ack clears the
+                                   notifications its snapshot saw */
+
 /*
- * In store_open.cc: LevelDB opened with options the C API lacks, over
- * an Env of ours, *env, which store_close_tuned frees after the DB.
+ * One batch of a scan: the visible cells of snapshot ts whose row
+ * starts with prefix (and whose column is *column), from the first
+ * cell after (after_row, after_col) when resume is set.  The store
+ * calls cell for each in order, until cell returns 1 (the batch is
+ * full) or a failure (which the scan returns), or none is left (done
+ * is set).  A lock that may still commit
+ * below ts ends the batch with PERC_ELOCKED, the lock in blocker and its
+ * cell in brow, bcol; cells before it were given.
  */
-#define STORE_CREATE        1u
-#define STORE_REUSE_LOGS    2u
-#define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
-#define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
-leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
-                            char **errptr);
-void store_close_tuned(leveldb_t *db, void *env, int read_only);
-void store_cut_power(void *env);
+struct store_scan {
+	perc_bytes              prefix;
+	const perc_bytes       *column;
+	perc_ts                 ts;
+	const struct lock_fate *known;
+	int                     resume;
+	perc_bytes              after_row, after_col;
+	int                   (*cell)(void *arg, perc_bytes row,
+	                              perc_bytes col, perc_bytes value);
+	void                   *arg;
+	int                     done;
+	struct lock_rec         blocker;
+	perc_buf                brow, bcol;
+};
 
-int  store_init(struct store *s, const char *dir);
-void store_dispose(struct store *s);
-int  store_create(const char *dir);
-int  store_acquire(struct store *s, int64_t deadline_ms);
-void store_release(struct store *s);
-void store_power_cut(struct store *s);
+/* What show prints: one raw key of a cell, as the store keeps it. */
+typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
+                            int kind, perc_ts ts, perc_bytes value);
 
-int  store_get(perc_buf *out, struct store *s, perc_bytes key);
-int  store_write(struct store *s, leveldb_writebatch_t *batch, int sync);
-leveldb_iterator_t *store_iter(struct store *s);
-int  store_iter_error(leveldb_iterator_t *it);
+struct store;
+
+struct store_ops {
+	const char *name;       /* "leveldb" or "redis", as in the config */
+	void (*dispose)(struct store *s);
+
+	/*
+	 * The LevelDB store is one process's at a time: acquire takes it
+	 * until release.  The Redis store has nothing to take, and held
+	 * is always true of it.
+	 */
+	int  (*acquire)(struct store *s, int64_t deadline_ms);
+	void (*release)(struct store *s);
+	int  (*held)(const struct store *s);
+	void (*power_cut)(struct store *s);     /* failpoint; NULL: none */
+
+	/* The timestamp oracle: n fresh ones (the first in *out), or the
+	   last handed out. */
+	int  (*ts_next)(struct store *s, perc_ts *out, uint64_t n,
+	                int64_t deadline_ms);
+	int  (*ts_last)(struct store *s, perc_ts *out, int64_t deadline_ms);
+
+	/* Is the owner of lock known to be alive (1) or gone (0)?  -1: this
+	   store cannot tell, and only the lock's TTL decides. */
+	int  (*owner_alive)(struct store *s, const struct lock_rec *lock,
+	                    const char *host);
+	/* A committing owner's lease in the store, for owners on other
+	   machines (the paper's Chubby lock): taken or refreshed for
+	   ttl_ms, and dropped.  NULL where the journal's token does it. */
+	int  (*lease_renew)(struct store *s, perc_ts start_ts, uint32_t ttl_ms);
+	void (*lease_drop)(struct store *s, perc_ts start_ts);
+
+	/* The Percolator steps on one cell: see leveldb_mvcc.c. */
+	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,
+	             perc_bytes col, perc_ts ts, struct lock_rec *blocker,
+	             const struct lock_fate *known);
+	int  (*get_lock)(struct store *s, struct lock_rec *out,
+	                 perc_bytes row, perc_bytes col);
+	int  (*find_commit)(struct store *s, perc_ts *commit_ts, int *op,
+	                    perc_bytes row, perc_bytes col, perc_ts start_ts);
+	int  (*prewrite)(struct store *s, perc_ts *committed_at,
+	                 const struct write *w, const struct lock_rec *lock,
+	                 unsigned flags, struct lock_rec *blocker);
+	int  (*commit)(struct store *s, perc_bytes row, perc_bytes col,
+	               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
+	                 perc_ts start_ts);
+
+	/* Walks. */
+	int  (*scan)(struct store *s, struct store_scan *sc);
+	int  (*locks)(struct store *s, int (*fn)(void *arg, perc_bytes row,
+	              perc_bytes col, const struct lock_rec *lock), void *arg);
+	int  (*raw)(struct store *s, perc_bytes row, const perc_bytes *col,
+	            store_raw_fn fn, void *arg);
+
+	/* Notifications: the dirty cells (with their failure records), is
+	   one still dirty, and a failed observer run's record. */
+	int  (*notify_scan)(struct store *s, const perc_bytes *column,
+	                    int (*fn)(void *arg, perc_bytes row,
+	                    perc_bytes col, perc_bytes failures), void *arg);
+	int  (*notify_pending)(struct store *s, perc_bytes row,
+	                       perc_bytes col);
+	int  (*failures_get)(struct store *s, perc_buf *out, perc_bytes row,
+	                     perc_bytes col);
+	int  (*failures_put)(struct store *s, perc_bytes row, perc_bytes col,
+	                     perc_bytes rec);
+};
+
+/* Every store's state begins with this. */
+struct store {
+	const struct store_ops *ops;
+	int read_only;          /* errno that forbids writes, or 0 */
+	int failed;             /* a write failed: release before going on */
+};
+
+int  store_leveldb_create(const char *dir);
+int  store_leveldb_open(struct store **out, const char *dir);
+
+/* url: redis://HOST:PORT[,HOST:PORT]...[/TABLE] */
+int  store_redis_create(const char *url, int64_t deadline_ms);
+int  store_redis_open(struct store **out, const char *url,
+                      const char *dir, int64_t timeout_ms);
 #endif

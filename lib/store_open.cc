@@ -8,7 +8,7 @@
  *    (with the C API, 1,000 commands left 1,000 tiny tables and an open
  *    three times slower).  Only after a clean close, though: LevelDB
  *    would append after a torn last record and later read the new
- *    records as part of it (google/leveldb#1287), so store.c asks for
+ *    records as part of it (google/leveldb#1287), so store_leveldb.c asks for
  *    it only when it knows the log ends whole;
  *  - a small write buffer bounds the log that each open replays;
  *  - a silent info logger spares the rename of LOG to LOG.old and the
@@ -33,7 +33,7 @@
 #include "readonly_env.h"
 
 extern "C" {
-#include "store.h"
+#include "store_leveldb.h"
 }
 
 /* The C API's handle, laid out exactly as leveldb's db/c.cc has it. */

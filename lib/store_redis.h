@@ -24,7 +24,7 @@
 #define STORE_REDIS_H
 
 #include "redis_cluster.h"
-#include "store_seam_tmp.h"
+#include "store.h"
 
 #define RS_BUCKETS   64
 #define RS_TABLE_MAX 64

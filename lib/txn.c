@@ -18,8 +18,6 @@
 #include "error.h"
 #include "failpoint.h"
 #include "lock.h"
-#include "mvcc.h"
-#include "oracle.h"
 #include "txn.h"
 
 static int
@@ -40,8 +38,7 @@ perc_txn_begin(perc_txn **out, perc_db *db)
 
 	*out = NULL;
 	if ((rc = txn_new(out, db)) < 0 ||
-	    (rc = oracle_next(&start, db->dir, 1,
-	    clock_deadline(db->timeout_ms))) < 0 ||
+	    (rc = perc_ts_next(&start, db, 1)) < 0 ||
 	    (rc = journal_create(&(*out)->journal, db->dir, start)) < 0) {
 		perc_txn_free(*out);
 		*out = NULL;
@@ -125,8 +122,8 @@ db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 	memset(&blocker, 0, sizeof(blocker));
 	if ((rc = db_acquire(db, deadline)) < 0)
 		return rc;
-	while ((rc = mvcc_read(out, db, NULL, row, col, ts, &blocker,
-	    &known)) == PERC_ELOCKED) {
+	while ((rc = db->store->ops->read(db->store, out, row, col, ts,
+	    &blocker, &known)) == PERC_ELOCKED) {
 		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &known,
 		    &delay, deadline)) < 0)
 			break;

@@ -15,7 +15,7 @@
 #include "journal.h"
 #include "perc.h"
 #include "redis_cluster.h"
-#include "store_seam_tmp.h"
+#include "store.h"
 #include "unit.h"
 
 #define LIVE_MS 20000
@@ -415,6 +415,16 @@ collect_cell(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 	return ++c->n == c->stop_at;
 }
 
+static int
+fail_cell(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
+{
+	(void)arg;
+	(void)row;
+	(void)col;
+	(void)value;
+	return PERC_EIO;
+}
+
 static void
 scan_init(struct store_scan *sc, struct collect *c, const char *prefix,
     const perc_bytes *column, perc_ts t)
@@ -482,6 +492,10 @@ test_rs_scan(const char *dir)
 	CHECK(s->ops->scan(s, &sc) == 0 && !sc.done);
 	CHECK(strcmp(c.text.data, "r001/b=vb r002/a=va ") == 0);
 	perc_buf_dispose(&c.text);
+	/* A failure of cell is the scan's. */
+	scan_init(&sc, &c, "r", NULL, t);
+	sc.cell = fail_cell;
+	CHECK(s->ops->scan(s, &sc) == PERC_EIO && !sc.done);
 	/* An old snapshot sees nothing of it. */
 	scan_init(&sc, &c, "", NULL, 1);
 	CHECK(s->ops->scan(s, &sc) == 0 && sc.done && c.n == 0);

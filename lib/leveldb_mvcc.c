@@ -1,5 +1,6 @@
 /*
- * lib/mvcc.c - Percolator's operations on one cell of the held store.
+ * lib/leveldb_mvcc.c - Percolator's operations on one cell of the held
+ * LevelDB store.
  *
  * Each function reads and writes the lock, write and data columns of a
  * single cell, and each write is one LevelDB batch: the single-row
@@ -10,7 +11,8 @@
 #include "buf.h"
 #include "codec.h"
 #include "error.h"
-#include "mvcc.h"
+#include "journal.h"
+#include "store_leveldb.h"
 
 /* A cursor over the versions of one kind within one cell. */
 struct cell {
@@ -23,21 +25,22 @@ struct cell {
 
 /* A cursor on (row, col), on the caller's iterator it, or a new one. */
 static int
-cell_open_on(struct cell *c, perc_db *db, leveldb_iterator_t *it,
+cell_open_on(struct cell *c, struct ldb_store *s, leveldb_iterator_t *it,
     perc_bytes row, perc_bytes col)
 {
 	memset(c, 0, sizeof(*c));
 	c->row = row;
 	c->col = col;
 	c->borrowed = it != NULL;
-	c->it = it != NULL ? it : store_iter(&db->store);
+	c->it = it != NULL ? it : ldb_iter(s);
 	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
 }
 
 static int
-cell_open(struct cell *c, perc_db *db, perc_bytes row, perc_bytes col)
+cell_open(struct cell *c, struct ldb_store *s, perc_bytes row,
+    perc_bytes col)
 {
-	return cell_open_on(c, db, NULL, row, col);
+	return cell_open_on(c, s, NULL, row, col);
 }
 
 static void
@@ -87,13 +90,13 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 
 /* The value a put at start_ts, committed at at, wrote: into out. */
 static int
-read_put(perc_buf *out, perc_db *db, struct cell *c, perc_ts start_ts,
+read_put(perc_buf *out, struct ldb_store *s, struct cell *c, perc_ts start_ts,
     perc_ts at)
 {
 	int rc;
 
 	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, KIND_DATA,
-	    start_ts)) == 0 && (rc = store_get(out, &db->store,
+	    start_ts)) == 0 && (rc = ldb_get(out, s,
 	    buf_bytes(&c->key))) == PERC_ENOTFOUND)
 		rc = error_set(PERC_EIO, "the value of row '%s' column '%s' "
 		    "committed at %llu is missing; the data directory is "
@@ -113,7 +116,7 @@ read_put(perc_buf *out, perc_db *db, struct cell *c, perc_ts start_ts,
  * which the read moves; NULL reads on an iterator of its own.
  */
 int
-mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
+ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
     perc_bytes row, perc_bytes col, perc_ts ts, struct lock_rec *blocker,
     const struct lock_fate *known)
 {
@@ -123,9 +126,9 @@ mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
 	perc_ts at;
 	int rc;
 
-	if ((rc = cell_open_on(&c, db, it, row, col)) < 0)
+	if ((rc = cell_open_on(&c, s, it, row, col)) < 0)
 		goto done;
-	rc = mvcc_get_lock(blocker, db, row, col);
+	rc = ldb_get_lock(&s->base, blocker, row, col);
 	if (rc == 0 && blocker->start_ts <= ts &&
 	    !OP_KEEPS_VALUE(blocker->op)) {
 		if (known == NULL || known->start_ts != blocker->start_ts) {
@@ -134,7 +137,7 @@ mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
 		}
 		/* No commit can come between a lock and its own. */
 		if (known->commit_ts != 0 && known->commit_ts <= ts) {
-			rc = blocker->op == OP_PUT ? read_put(out, db, &c,
+			rc = blocker->op == OP_PUT ? read_put(out, s, &c,
 			    blocker->start_ts, known->commit_ts) :
 			    PERC_ENOTFOUND;
 			goto done;
@@ -150,19 +153,27 @@ mvcc_read(perc_buf *out, perc_db *db, leveldb_iterator_t *it,
 			goto done;
 		rc = PERC_ENOTFOUND;
 		if (w.op == OP_PUT) {
-			rc = read_put(out, db, &c, w.start_ts, at);
+			rc = read_put(out, s, &c, w.start_ts, at);
 			break;
 		}
 		if (w.op == OP_DELETE)
 			break;
 	}
 	if (rc >= 0 || rc == PERC_ENOTFOUND) {
-		if (store_iter_error(c.it) < 0)
+		if (ldb_iter_error(c.it) < 0)
 			rc = PERC_EIO;  /* a damaged block was stepped over */
 	}
 done:
 	cell_close(&c);
 	return rc;
+}
+
+int
+ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
+    perc_ts ts, struct lock_rec *blocker, const struct lock_fate *known)
+{
+	return ldb_read_on((struct ldb_store *)base, NULL, out, row, col, ts,
+	    blocker, known);
 }
 
 /*
@@ -172,15 +183,16 @@ done:
  * since the last compaction.
  */
 int
-mvcc_get_lock(struct lock_rec *out, perc_db *db, perc_bytes row,
+ldb_get_lock(struct store *base, struct lock_rec *out, perc_bytes row,
     perc_bytes col)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf key = PERC_BUF_INIT, val = PERC_BUF_INIT;
 	int rc;
 
 	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
 	    LOCK_TS)) == 0 &&
-	    (rc = store_get(&val, &db->store, buf_bytes(&key))) == 0)
+	    (rc = ldb_get(&val, s, buf_bytes(&key))) == 0)
 		rc = codec_lock_decode(out, val.data, val.len);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&val);
@@ -194,16 +206,17 @@ mvcc_get_lock(struct lock_rec *out, perc_db *db, perc_bytes row,
  * timestamp and op (OP_ROLLBACK for a rollback), or PERC_ENOTFOUND.
  */
 int
-mvcc_find_commit(perc_ts *commit_ts, int *op, perc_db *db, perc_bytes row,
-    perc_bytes col, perc_ts start_ts)
+ldb_find_commit(struct store *base, perc_ts *commit_ts, int *op,
+    perc_bytes row, perc_bytes col, perc_ts start_ts)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
 	struct write_rec w;
 	struct cell c;
 	perc_bytes v;
 	perc_ts at;
 	int rc;
 
-	if ((rc = cell_open(&c, db, row, col)) < 0 ||
+	if ((rc = cell_open(&c, s, row, col)) < 0 ||
 	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
 		goto done;
 	for (rc = PERC_ENOTFOUND; cell_at(&c, KIND_WRITE, &at, &v) &&
@@ -218,7 +231,7 @@ mvcc_find_commit(perc_ts *commit_ts, int *op, perc_db *db, perc_bytes row,
 			break;
 		}
 	}
-	if (rc == PERC_ENOTFOUND && store_iter_error(c.it) < 0)
+	if (rc == PERC_ENOTFOUND && ldb_iter_error(c.it) < 0)
 		rc = PERC_EIO;
 done:
 	cell_close(&c);
@@ -255,8 +268,8 @@ conflict(perc_bytes row, perc_bytes col, const char *why)
  * Prewrite w for the transaction whose lock record is lock: check that
  * nobody committed the cell since our start and that no lock is in
  * the way, then write the lock and the data in one batch, and the
- * notify cell of an observed column with them, so that a roll-forward
- * after a crash notifies too.
+ * notify cell of an observed column (STORE_NOTIFY) with them, so that
+ * a roll-forward after a crash notifies too.
  *
  * Returns 0 (also when our own lock is already there, for a retried
  * commit), PERC_ECONFLICT, PERC_ELOCKED with the other lock in
@@ -264,9 +277,11 @@ conflict(perc_bytes row, perc_bytes col, const char *why)
  * transaction already committed here.
  */
 int
-mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
-    const struct lock_rec *lock, struct lock_rec *blocker)
+ldb_prewrite(struct store *base, perc_ts *committed_at,
+    const struct write *w, const struct lock_rec *lock, unsigned flags,
+    struct lock_rec *blocker)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
 	perc_buf enc = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
@@ -280,7 +295,7 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 	 * commit point, newer writes and even a newer lock of others may
 	 * sit on the cell.  Then a lock, then newer writes, conflict.
 	 */
-	if ((rc = cell_open(&c, db, row, col)) < 0 ||
+	if ((rc = cell_open(&c, s, row, col)) < 0 ||
 	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
 		goto done;
 	for (; cell_at(&c, KIND_WRITE, &at, &v) && at >= lock->start_ts;
@@ -299,9 +314,9 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 		}
 		newer |= write_conflicts(w, &wr);
 	}
-	if ((rc = store_iter_error(c.it)) < 0)
+	if ((rc = ldb_iter_error(c.it)) < 0)
 		goto done;
-	rc = mvcc_get_lock(blocker, db, row, col);
+	rc = ldb_get_lock(base, blocker, row, col);
 	if (rc == 0) {
 		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
 		goto done;
@@ -328,13 +343,13 @@ mvcc_prewrite(perc_ts *committed_at, perc_db *db, const struct write *w,
 		leveldb_writebatch_put(b, c.key.data, c.key.len,
 		    w->value.data, w->value.len);
 	}
-	if (!OP_KEEPS_VALUE(w->op) && db_is_observed(db, col)) {
+	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY)) {
 		if ((rc = codec_key(&c.key, REGION_NOTIFY, row, col,
 		    KIND_NOTIFY, lock->start_ts)) < 0)
 			goto done;
 		leveldb_writebatch_put(b, c.key.data, c.key.len, "", 0);
 	}
-	rc = store_write(&db->store, b, 0);
+	rc = ldb_write(s, b, 0);
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);
@@ -347,13 +362,15 @@ done:
  * Commit transaction start_ts on (row, col) at commit_ts: if our lock
  * is there, replace it by a write record in one batch.  If it is gone,
  * the answer is in the write records: already committed is success,
- * anything else means we were rolled back (PERC_ECONFLICT).  The
- * writes in also, when not NULL, go into the same atomic batch.
+ * anything else means we were rolled back (PERC_ECONFLICT).  With
+ * STORE_CLEAR_NOTIFY the notifications the observer's snapshot saw are
+ * cleared in the same atomic batch.
  */
 int
-mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
-    perc_ts start_ts, perc_ts commit_ts, int sync, leveldb_writebatch_t *also)
+ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, perc_ts commit_ts, unsigned flags)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
 	struct lock_rec lock;
@@ -362,11 +379,11 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	int rc, op;
 
 	memset(&lock, 0, sizeof(lock));
-	rc = mvcc_get_lock(&lock, db, row, col);
+	rc = ldb_get_lock(base, &lock, row, col);
 	if (rc == 0 && lock.start_ts != start_ts)
 		rc = PERC_ENOTFOUND;    /* someone else's lock */
 	if (rc == PERC_ENOTFOUND) {
-		rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
+		rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
 		if (rc == 0 && op != OP_ROLLBACK)
 			goto done;      /* committed before: nothing to do */
 		if (rc == 0 || rc == PERC_ENOTFOUND)
@@ -388,9 +405,10 @@ mvcc_commit_cell(perc_db *db, perc_bytes row, perc_bytes col,
 		goto done;
 	leveldb_writebatch_put(b, lockkey.data, lockkey.len, enc.data,
 	    enc.len);
-	if (also != NULL)
-		leveldb_writebatch_append(b, also);
-	rc = store_write(&db->store, b, sync);
+	if ((flags & STORE_CLEAR_NOTIFY) &&
+	    (rc = ldb_notify_clear(b, s, row, col, start_ts)) < 0)
+		goto done;
+	rc = ldb_write(s, b, (flags & STORE_SYNC) != 0);
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);
@@ -405,15 +423,15 @@ done:
  * out is left empty when the lock is someone else's or there is none.
  */
 static int
-own_lock_key(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
-    perc_ts start_ts)
+own_lock_key(perc_buf *out, struct store *s, perc_bytes row,
+    perc_bytes col, perc_ts start_ts)
 {
 	struct lock_rec lock;
 	int rc;
 
 	memset(&lock, 0, sizeof(lock));
 	buf_reset(out);
-	rc = mvcc_get_lock(&lock, db, row, col);
+	rc = ldb_get_lock(s, &lock, row, col);
 	if (rc == 0 && lock.start_ts == start_ts)
 		rc = codec_key(out, REGION_CELL, row, col, KIND_LOCK, LOCK_TS);
 	codec_lock_dispose(&lock);
@@ -427,7 +445,7 @@ own_lock_key(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
  * untouched.  PERC_ECONFLICT if it already committed here.
  */
 int
-mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
+ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts)
 {
 	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
@@ -436,7 +454,7 @@ mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	perc_ts at;
 	int rc, op;
 
-	rc = mvcc_find_commit(&at, &op, db, row, col, start_ts);
+	rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		rc = error_set(PERC_ECONFLICT, "transaction %llu already "
 		    "committed at %llu; it cannot be rolled back",
@@ -446,7 +464,7 @@ mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
 	b = leveldb_writebatch_create();
-	if ((rc = own_lock_key(&key, db, row, col, start_ts)) < 0)
+	if ((rc = own_lock_key(&key, base, row, col, start_ts)) < 0)
 		goto done;
 	if (key.len > 0)
 		leveldb_writebatch_delete(b, key.data, key.len);
@@ -460,7 +478,7 @@ mvcc_rollback_cell(perc_db *db, perc_bytes row, perc_bytes col,
 	    start_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
 		goto done;
 	leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
-	rc = store_write(&db->store, b, 0);
+	rc = ldb_write((struct ldb_store *)base, b, 0);
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);

@@ -1,4 +1,7 @@
-/* lib/store.c - the only user of LevelDB: one process holds it at a time */
+/*
+ * lib/store_leveldb.c - the LevelDB store: open and close it, one
+ * process at a time, and the seam's table of its verbs.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +18,9 @@
 #include "disk.h"
 #include "error.h"
 #include "failpoint.h"
-#include "store.h"
+#include "journal.h"
+#include "oracle.h"
+#include "store_leveldb.h"
 
 static char *
 path_join(const char *dir, const char *name)
@@ -34,7 +39,7 @@ path_join(const char *dir, const char *name)
  * backup: a full disk or another I/O error leaves the data as it was.
  */
 static int
-store_fail(const struct store *s, char *err, const char *doing)
+ldb_fail(const struct ldb_store *s, char *err, const char *doing)
 {
 	int rc;
 
@@ -51,8 +56,8 @@ store_fail(const struct store *s, char *err, const char *doing)
 }
 
 /* Prepare s for the data directory dir; nothing is opened yet. */
-int
-store_init(struct store *s, const char *dir)
+static int
+ldb_init(struct ldb_store *s, const char *dir)
 {
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
@@ -68,7 +73,7 @@ store_init(struct store *s, const char *dir)
 	 * write permission) is still read: see readonly_env.cc.
 	 */
 	if (access(s->path, W_OK) != 0 && (errno == EROFS || errno == EACCES))
-		s->read_only = errno;
+		s->base.read_only = errno;
 	s->read = leveldb_readoptions_create();
 	leveldb_readoptions_set_verify_checksums(s->read, 1);
 	s->write_sync = leveldb_writeoptions_create();
@@ -83,10 +88,10 @@ store_init(struct store *s, const char *dir)
 	return 0;
 }
 
-void
-store_dispose(struct store *s)
+static void
+ldb_dispose(struct ldb_store *s)
 {
-	store_release(s);
+	ldb_release(&s->base);
 	if (s->read != NULL) {
 		leveldb_readoptions_destroy(s->read);
 		leveldb_writeoptions_destroy(s->write_sync);
@@ -100,16 +105,16 @@ store_dispose(struct store *s)
 	s->lockfd = -1;
 }
 
-/* Create an empty store in the new data directory dir. */
+/* Create an empty store and oracle in the new data directory dir. */
 int
-store_create(const char *dir)
+store_leveldb_create(const char *dir)
 {
-	struct store s;
+	struct ldb_store s;
 	char *err = NULL;
 	leveldb_t *db;
 	int rc, fd;
 
-	if ((rc = store_init(&s, dir)) < 0)
+	if ((rc = ldb_init(&s, dir)) < 0)
 		goto done;
 	if ((fd = open(s.lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		rc = error_set(PERC_EIO, "cannot create '%s': %s", s.lockpath,
@@ -119,7 +124,7 @@ store_create(const char *dir)
 	close(fd);
 	db = store_open_tuned(s.path, STORE_CREATE, &s.env, &err);
 	if (err != NULL)
-		rc = store_fail(&s, err, "cannot create the store");
+		rc = ldb_fail(&s, err, "cannot create the store");
 	else {
 		store_close_tuned(db, s.env, 0);
 		/* LevelDB renames CURRENT into place without this. */
@@ -128,8 +133,8 @@ store_create(const char *dir)
 			    strerror(errno));
 	}
 done:
-	store_dispose(&s);
-	return rc;
+	ldb_dispose(&s);
+	return rc < 0 ? rc : oracle_create(dir);
 }
 
 /*
@@ -145,7 +150,7 @@ done:
 #define CLEAN_TAIL 4096
 
 static int
-log_identity(const struct store *s, char *out, size_t size)
+log_identity(const struct ldb_store *s, char *out, size_t size)
 {
 	unsigned char tail[CLEAN_TAIL];
 	char name[256] = "", path[4096];
@@ -186,7 +191,7 @@ log_identity(const struct store *s, char *out, size_t size)
 }
 
 static int
-marker_matches(const struct store *s)
+marker_matches(const struct ldb_store *s)
 {
 	char want[320], have[320];
 	ssize_t n;
@@ -204,7 +209,7 @@ marker_matches(const struct store *s)
 
 /* No fsync: a marker a cut tears or loses only costs an open a table. */
 static void
-marker_write(const struct store *s)
+marker_write(const struct ldb_store *s)
 {
 	char text[320];
 	int fd;
@@ -225,15 +230,16 @@ marker_write(const struct store *s)
  * LevelDB.  Waits with backoff until deadline_ms: PERC_ETIMEOUT then.
  */
 int
-store_acquire(struct store *s, int64_t deadline_ms)
+ldb_acquire(struct store *base, int64_t deadline_ms)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
 	char *err = NULL;
 
 	if (s->db != NULL)
 		return 0;
 	/* flock needs no write access: a read-only store locks alike. */
 	if (s->lockfd < 0 && (s->lockfd = open(s->lockpath,
-	    (s->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC)) < 0)
+	    (s->base.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC)) < 0)
 		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
 		    "cannot open '%s': %s; is this a perc data directory?",
 		    s->lockpath, strerror(errno));
@@ -246,22 +252,22 @@ store_acquire(struct store *s, int64_t deadline_ms)
 		    s->lockpath, strerror(errno));
 	}
 	/* A disk found full is tried again after a second. */
-	if (s->read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
-		s->read_only = 0;
+	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
+		s->base.read_only = 0;
 	s->clean = marker_matches(s);
-	s->wrote = s->failed = 0;
+	s->wrote = s->base.failed = 0;
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
-	    (s->read_only ? STORE_READ_ONLY : 0) |
+	    (s->base.read_only ? STORE_READ_ONLY : 0) |
 	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
 	 * disk, open it as a read-only one instead, so reads still work
 	 * and writes say what is wrong.
 	 */
-	if (err != NULL && !s->read_only && strstr(err, strerror(ENOSPC))) {
+	if (err != NULL && !s->base.read_only && strstr(err, strerror(ENOSPC))) {
 		leveldb_free(err);
 		err = NULL;
-		s->read_only = ENOSPC;
+		s->base.read_only = ENOSPC;
 		s->full_at_ms = clock_mono_ms();
 		s->db = store_open_tuned(s->path, STORE_READ_ONLY, &s->env,
 		    &err);
@@ -269,20 +275,22 @@ store_acquire(struct store *s, int64_t deadline_ms)
 	if (err != NULL) {
 		s->db = NULL;
 		flock(s->lockfd, LOCK_UN);
-		return store_fail(s, err, "cannot open the store");
+		return ldb_fail(s, err, "cannot open the store");
 	}
 	return 0;
 }
 
 /* Close LevelDB and let the next process in. */
 void
-store_release(struct store *s)
+ldb_release(struct store *base)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
+
 	if (s->db != NULL) {
-		store_close_tuned(s->db, s->env, s->read_only);
+		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
-		if (!s->failed && !s->read_only && (s->wrote || !s->clean))
+		if (!s->base.failed && !s->base.read_only && (s->wrote || !s->clean))
 			marker_write(s);
 	}
 	if (s->lockfd >= 0) {
@@ -293,7 +301,7 @@ store_release(struct store *s)
 
 /* 0 with the value in out, PERC_ENOTFOUND, or PERC_EIO. */
 int
-store_get(perc_buf *out, struct store *s, perc_bytes key)
+ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 {
 	char *err = NULL, *v;
 	size_t len;
@@ -301,7 +309,7 @@ store_get(perc_buf *out, struct store *s, perc_bytes key)
 
 	v = leveldb_get(s->db, s->read, key.data, key.len, &len, &err);
 	if (err != NULL)
-		return store_fail(s, err, "cannot read the store");
+		return ldb_fail(s, err, "cannot read the store");
 	if (v == NULL)
 		return PERC_ENOTFOUND;
 	rc = buf_set(out, v, len);
@@ -318,51 +326,134 @@ store_get(perc_buf *out, struct store *s, perc_bytes key)
  * writes go in until the store is opened again.
  */
 int
-store_write(struct store *s, leveldb_writebatch_t *batch, int sync)
+ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 {
 	char *err = NULL;
 
-	if (s->read_only == ENOSPC)
+	if (s->base.read_only == ENOSPC)
 		return disk_full_error(s->dir, "cannot write the store");
-	if (s->read_only)
+	if (s->base.read_only)
 		return error_set(PERC_EIO, "cannot write the store '%s': %s; "
 		    "perc may not write this data directory (read-only or "
-		    "no permission); run this where it can write it", s->path, strerror(s->read_only));
-	if (s->failed)
+		    "no permission); run this where it can write it", s->path, strerror(s->base.read_only));
+	if (s->base.failed)
 		return error_set(PERC_EIO, "cannot write the store: an "
 		    "earlier write failed; retry: nothing committed was lost");
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
 	if (err != NULL) {
-		s->failed = 1;
-		return store_fail(s, err, "cannot write the store");
+		s->base.failed = 1;
+		return ldb_fail(s, err, "cannot write the store");
 	}
 	s->wrote = 1;
 	return 0;
 }
 
 leveldb_iterator_t *
-store_iter(struct store *s)
+ldb_iter(struct ldb_store *s)
 {
 	return leveldb_create_iterator(s->db, s->read);
 }
 
 /* After an iterator stops being valid: 0, or PERC_EIO if it failed. */
 int
-store_iter_error(leveldb_iterator_t *it)
+ldb_iter_error(leveldb_iterator_t *it)
 {
 	char *err = NULL;
 
 	leveldb_iter_get_error(it, &err);
 	if (err != NULL)
-		return store_fail(NULL, err, "cannot read the store");
+		return ldb_fail(NULL, err, "cannot read the store");
 	return 0;
 }
 
 /* PERC_FAILPOINT=NAME:power-cut, at NAME: see durable_env.cc. */
-void
-store_power_cut(struct store *s)
+static void
+ldb_power_cut(struct store *base)
 {
-	if (s->db != NULL && !s->read_only)
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	if (s->db != NULL && !s->base.read_only)
 		store_cut_power(s->env);
+}
+
+static int
+ldb_held(const struct store *base)
+{
+	return ((const struct ldb_store *)base)->db != NULL;
+}
+
+static void
+ldb_free(struct store *base)
+{
+	ldb_dispose((struct ldb_store *)base);
+	free(base);
+}
+
+static int
+ldb_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
+{
+	return oracle_next(out, ((struct ldb_store *)base)->dir, n, deadline_ms);
+}
+
+static int
+ldb_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
+{
+	return oracle_last(out, ((struct ldb_store *)base)->dir, deadline_ms);
+}
+
+/* Tokens are kernel locks: only this host can ask about them. */
+static int
+ldb_owner_alive(struct store *base, const struct lock_rec *lock,
+    const char *host)
+{
+	if (lock->host.len != strlen(host) ||
+	    memcmp(lock->host.data, host, lock->host.len) != 0)
+		return -1;
+	return journal_owner_alive(((struct ldb_store *)base)->dir,
+	    lock->start_ts);
+}
+
+static const struct store_ops ldb_ops = {
+	.name           = "leveldb",
+	.dispose        = ldb_free,
+	.acquire        = ldb_acquire,
+	.release        = ldb_release,
+	.held           = ldb_held,
+	.power_cut      = ldb_power_cut,
+	.ts_next        = ldb_ts_next,
+	.ts_last        = ldb_ts_last,
+	.owner_alive    = ldb_owner_alive,
+	.read           = ldb_read,
+	.get_lock       = ldb_get_lock,
+	.find_commit    = ldb_find_commit,
+	.prewrite       = ldb_prewrite,
+	.commit         = ldb_commit,
+	.rollback       = ldb_rollback,
+	.scan           = ldb_scan,
+	.locks          = ldb_locks,
+	.raw            = ldb_raw,
+	.notify_scan    = ldb_notify_scan,
+	.notify_pending = ldb_notify_pending,
+	.failures_get   = ldb_failures_get,
+	.failures_put   = ldb_failures_put,
+};
+
+/* The store of data directory dir, not yet acquired. */
+int
+store_leveldb_open(struct store **out, const char *dir)
+{
+	struct ldb_store *s;
+	int rc;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	if ((rc = ldb_init(s, dir)) < 0) {
+		ldb_free(&s->base);
+		return rc;
+	}
+	s->base.ops = &ldb_ops;
+	*out = &s->base;
+	return 0;
 }

@@ -1,0 +1,389 @@
+/*
+ * lib/leveldb_walk.c - the LevelDB store's walks: scans of a snapshot,
+ * the locks for resolve-locks, a row's raw keys for show, and the
+ * notify region.  The caller holds the store.
+ *
+ * A walk reads one LevelDB iterator, which sees the store as it was
+ * when the walk began; what the caller writes meanwhile (resolving a
+ * lock it was shown) does not move it.
+ */
+#include <string.h>
+
+#include "buf.h"
+#include "codec.h"
+#include "error.h"
+#include "store_leveldb.h"
+
+/* Does the cell belong to the scan? */
+static int
+scan_wants(const struct store_scan *sc, perc_bytes row, perc_bytes col)
+{
+	if (row.len < sc->prefix.len || (sc->prefix.len > 0 &&
+	    memcmp(row.data, sc->prefix.data, sc->prefix.len) != 0))
+		return 0;
+	return sc->column == NULL || bytes_eq(col, *sc->column);
+}
+
+/* Seek past every key of (row, col): its prefix, then kind 6. */
+static int
+seek_past(leveldb_iterator_t *li, perc_buf *cursor, perc_bytes row,
+    perc_bytes col)
+{
+	int rc;
+
+	if ((rc = codec_cell_prefix(cursor, REGION_CELL, row, col)) < 0 ||
+	    (rc = buf_add(cursor, "\x06", 1)) < 0)
+		return rc;
+	leveldb_iter_seek(li, cursor->data, cursor->len);
+	return 0;
+}
+
+int
+ldb_scan(struct store *base, struct store_scan *sc)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	perc_buf range = PERC_BUF_INIT, cursor = PERC_BUF_INIT;
+	perc_buf value = PERC_BUF_INIT;
+	leveldb_iterator_t *li;
+	struct key k;
+	const char *key;
+	size_t klen;
+	int rc, stop;
+
+	memset(&k, 0, sizeof(k));
+	sc->done = 0;
+	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
+		goto out;
+	li = ldb_iter(s);
+	if (sc->resume)
+		rc = seek_past(li, &cursor, sc->after_row, sc->after_col);
+	else
+		leveldb_iter_seek(li, range.data, range.len);
+	while (rc == 0) {
+		/*
+		 * A damaged block does not end LevelDB's iteration: it steps
+		 * past and records the error, so look after every seek.
+		 */
+		if ((rc = ldb_iter_error(li)) < 0)
+			break;
+		if (!leveldb_iter_valid(li) ||
+		    (key = leveldb_iter_key(li, &klen), klen < range.len) ||
+		    memcmp(key, range.data, range.len) != 0) {
+			sc->done = 1;
+			break;
+		}
+		if ((rc = codec_parse_key(&k, key, klen)) < 0)
+			break;
+		if (scan_wants(sc, buf_bytes(&k.row), buf_bytes(&k.col))) {
+			rc = ldb_read_on(s, li, &value, buf_bytes(&k.row),
+			    buf_bytes(&k.col), sc->ts, &sc->blocker,
+			    sc->known);
+			if (rc == PERC_ELOCKED) {
+				if (buf_set(&sc->brow, k.row.data,
+				    k.row.len) < 0 || buf_set(&sc->bcol,
+				    k.col.data, k.col.len) < 0)
+					rc = PERC_EIO;
+				break;
+			}
+			if (rc == 0 && (stop = sc->cell(sc->arg,
+			    buf_bytes(&k.row), buf_bytes(&k.col),
+			    buf_bytes(&value))) != 0) {
+				rc = stop < 0 ? stop : 0;
+				break;
+			}
+			if (rc < 0 && rc != PERC_ENOTFOUND)
+				break;
+		}
+		rc = seek_past(li, &cursor, buf_bytes(&k.row),
+		    buf_bytes(&k.col));
+	}
+	leveldb_iter_destroy(li);
+out:
+	codec_key_dispose(&k);
+	perc_buf_dispose(&range);
+	perc_buf_dispose(&cursor);
+	perc_buf_dispose(&value);
+	return rc;
+}
+
+int
+ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	leveldb_iterator_t *it;
+	const unsigned char *key;
+	const char *val;
+	struct lock_rec lock;
+	struct key k;
+	size_t klen, vlen;
+	unsigned char region = REGION_CELL;
+	int rc = 0;
+
+	memset(&k, 0, sizeof(k));
+	memset(&lock, 0, sizeof(lock));
+	it = ldb_iter(s);
+	for (leveldb_iter_seek(it, (const char *)&region, 1);
+	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
+		key = (const unsigned char *)leveldb_iter_key(it, &klen);
+		if (key[0] != REGION_CELL)
+			break;
+		/* Only locks: the kind byte sits 9 bytes from the end. */
+		if (klen < 9 || key[klen - 9] != KIND_LOCK)
+			continue;
+		val = leveldb_iter_value(it, &vlen);
+		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
+		    (rc = codec_lock_decode(&lock, val, vlen)) < 0 ||
+		    (rc = fn(arg, buf_bytes(&k.row), buf_bytes(&k.col),
+		    &lock)) != 0)
+			break;
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	leveldb_iter_destroy(it);
+	codec_lock_dispose(&lock);
+	codec_key_dispose(&k);
+	return rc;
+}
+
+/* Walk every key of region that starts with the prefix for row/col. */
+static int
+raw_region(struct ldb_store *s, int region, perc_bytes row,
+    const perc_bytes *col, store_raw_fn fn, void *arg)
+{
+	perc_buf prefix = PERC_BUF_INIT;
+	leveldb_iterator_t *it;
+	struct key k;
+	const char *key, *val;
+	size_t klen, vlen;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	if (col != NULL)
+		rc = codec_cell_prefix(&prefix, region, row, *col);
+	else if ((rc = codec_row_prefix(&prefix, region, row)) == 0)
+		rc = buf_add(&prefix, "\0\1", 2);   /* the row's end mark */
+	if (rc < 0)
+		goto out;
+	it = ldb_iter(s);
+	for (leveldb_iter_seek(it, prefix.data, prefix.len);
+	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
+		key = leveldb_iter_key(it, &klen);
+		if (klen < prefix.len || memcmp(key, prefix.data, prefix.len))
+			break;
+		val = leveldb_iter_value(it, &vlen);
+		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
+		    (rc = fn(arg, region, buf_bytes(&k.col), k.kind, k.ts,
+		    bytes_of(val, vlen))) != 0)
+			break;
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	leveldb_iter_destroy(it);
+out:
+	codec_key_dispose(&k);
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
+int
+ldb_raw(struct store *base, perc_bytes row, const perc_bytes *col,
+    store_raw_fn fn, void *arg)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	int rc;
+
+	if ((rc = raw_region(s, REGION_CELL, row, col, fn, arg)) == 0)
+		rc = raw_region(s, REGION_NOTIFY, row, col, fn, arg);
+	return rc;
+}
+
+/* Did the write behind a notification at ts land in snapshot snap? */
+static int
+seen_by(int *seen, struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts ts, perc_ts snap)
+{
+	struct lock_rec lock;
+	perc_ts at;
+	int rc, op;
+
+	*seen = 0;
+	if (ts >= snap)
+		return 0;       /* began after us: a later run's business */
+	memset(&lock, 0, sizeof(lock));
+	rc = ldb_get_lock(base, &lock, row, col);
+	if (rc == 0 && lock.start_ts == ts)
+		goto done;      /* still locked: its fate is open */
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		goto done;
+	rc = ldb_find_commit(base, &at, &op, row, col, ts);
+	if (rc == 0)
+		*seen = op == OP_ROLLBACK || at <= snap;
+	else if (rc == PERC_ENOTFOUND)
+		rc = 0;
+done:
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
+static int
+failures_key(perc_buf *out, perc_bytes row, perc_bytes col)
+{
+	return codec_key(out, REGION_NOTIFY, row, col, KIND_FAILURES, 0);
+}
+
+/*
+ * Add to batch the deletion of every notification of (row, col) whose
+ * write the observer transaction start_ts saw, and of its failures.
+ */
+int
+ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
+    perc_bytes row, perc_bytes col, perc_ts start_ts)
+{
+	perc_buf prefix = PERC_BUF_INIT;
+	leveldb_iterator_t *it;
+	const char *k;
+	size_t klen;
+	perc_ts ts;
+	int rc, seen;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0)
+		goto out;
+	it = ldb_iter(s);
+	for (leveldb_iter_seek(it, prefix.data, prefix.len);
+	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
+		k = leveldb_iter_key(it, &klen);
+		if (klen != prefix.len + 9 ||
+		    memcmp(k, prefix.data, prefix.len) != 0)
+			break;
+		if (k[prefix.len] != KIND_NOTIFY)
+			continue;
+		ts = ~codec_get_u64((const unsigned char *)k + prefix.len + 1);
+		if ((rc = seen_by(&seen, &s->base, row, col, ts,
+		    start_ts)) < 0)
+			break;
+		if (seen)
+			leveldb_writebatch_delete(batch, k, klen);
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	leveldb_iter_destroy(it);
+	if (rc == 0 && (rc = failures_key(&prefix, row, col)) == 0)
+		leveldb_writebatch_delete(batch, prefix.data, prefix.len);
+out:
+	perc_buf_dispose(&prefix);
+	return rc;
+}
+
+int
+ldb_failures_get(struct store *base, perc_buf *out, perc_bytes row,
+    perc_bytes col)
+{
+	perc_buf key = PERC_BUF_INIT;
+	int rc;
+
+	if ((rc = failures_key(&key, row, col)) == 0)
+		rc = ldb_get(out, (struct ldb_store *)base, buf_bytes(&key));
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+int
+ldb_failures_put(struct store *base, perc_bytes row, perc_bytes col,
+    perc_bytes rec)
+{
+	perc_buf key = PERC_BUF_INIT;
+	leveldb_writebatch_t *b;
+	int rc;
+
+	if ((rc = failures_key(&key, row, col)) == 0) {
+		b = leveldb_writebatch_create();
+		leveldb_writebatch_put(b, key.data, key.len, rec.data, rec.len);
+		rc = ldb_write((struct ldb_store *)base, b, 0);
+		leveldb_writebatch_destroy(b);
+	}
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+/*
+ * Call fn for every dirty cell (of column only, when not NULL), in
+ * byte order, with its failure record (empty when it has none).  Only
+ * the notify range is read, so the cost follows the number of dirty
+ * cells, not the size of the table.
+ */
+int
+ldb_notify_scan(struct store *base, const perc_bytes *column,
+    int (*fn)(void *arg, perc_bytes row, perc_bytes col,
+    perc_bytes failures), void *arg)
+{
+	leveldb_iterator_t *it;
+	const char *k;
+	struct key key;
+	perc_buf last = PERC_BUF_INIT, fails = PERC_BUF_INIT;
+	unsigned char region = REGION_NOTIFY;
+	size_t klen;
+	int rc = 0;
+
+	memset(&key, 0, sizeof(key));
+	it = ldb_iter((struct ldb_store *)base);
+	for (leveldb_iter_seek(it, (const char *)&region, 1);
+	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
+		k = leveldb_iter_key(it, &klen);
+		if (k[0] != REGION_NOTIFY)
+			break;
+		/* One report a cell: skip its other notify keys. */
+		if (k[klen - 9] != KIND_NOTIFY || (last.len == klen - 9 &&
+		    memcmp(last.data, k, klen - 9) == 0))
+			continue;
+		if ((rc = buf_set(&last, k, klen - 9)) < 0 ||
+		    (rc = codec_parse_key(&key, k, klen)) < 0)
+			break;
+		if (column != NULL && !bytes_eq(buf_bytes(&key.col), *column))
+			continue;
+		buf_reset(&fails);
+		rc = ldb_failures_get(base, &fails, buf_bytes(&key.row),
+		    buf_bytes(&key.col));
+		if ((rc < 0 && rc != PERC_ENOTFOUND) ||
+		    (rc = fn(arg, buf_bytes(&key.row), buf_bytes(&key.col),
+		    buf_bytes(&fails))) != 0)
+			break;
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	leveldb_iter_destroy(it);
+	codec_key_dispose(&key);
+	perc_buf_dispose(&last);
+	perc_buf_dispose(&fails);
+	return rc;
+}
+
+/* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
+int
+ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
+{
+	perc_buf prefix = PERC_BUF_INIT;
+	leveldb_iterator_t *it;
+	const char *k;
+	size_t klen;
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0)
+		goto out;
+	it = ldb_iter((struct ldb_store *)base);
+	leveldb_iter_seek(it, prefix.data, prefix.len);
+	rc = PERC_ENOTFOUND;
+	if (leveldb_iter_valid(it)) {
+		k = leveldb_iter_key(it, &klen);
+		if (klen == prefix.len + 9 &&
+		    memcmp(k, prefix.data, prefix.len) == 0 &&
+		    k[prefix.len] == KIND_NOTIFY)
+			rc = 0;
+	}
+	if (rc == PERC_ENOTFOUND && ldb_iter_error(it) < 0)
+		rc = PERC_EIO;
+	leveldb_iter_destroy(it);
+out:
+	perc_buf_dispose(&prefix);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * lib/store_leveldb.h - the LevelDB store, inside the data directory:
+ * one process holds it at a time, under a file lock.
+ */
+#ifndef STORE_LEVELDB_H
+#define STORE_LEVELDB_H
+
+#include <leveldb/c.h>
+
+#include "perc.h"
+#include "store.h"
+
+struct ldb_store {
+	struct store            base;     /* first: the seam's view */
+	char                   *path;     /* DIR/store */
+	char                   *lockpath; /* DIR/store.lock */
+	char                   *dir;      /* DIR */
+	int                     lockfd;   /* flock held while open; else -1 */
+	leveldb_t              *db;       /* NULL while released */
+	leveldb_readoptions_t  *read;
+	leveldb_writeoptions_t *write_sync;
+	leveldb_writeoptions_t *write_nosync;
+	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
+	char                   *cleanpath; /* DIR/store.clean */
+	int                     clean;    /* opened on a log it vouched for */
+	int                     wrote;    /* a write went in this session */
+	int64_t                 full_at_ms; /* when an open found the disk full */
+	void                   *env;      /* store_open_tuned's, while open */
+};
+
+/*
+ * In store_open.cc: LevelDB opened with options the C API lacks, over
+ * an Env of ours, *env, which store_close_tuned frees after the DB.
+ */
+#define STORE_CREATE        1u
+#define STORE_REUSE_LOGS    2u
+#define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
+#define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
+leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
+                            char **errptr);
+void store_close_tuned(leveldb_t *db, void *env, int read_only);
+void store_cut_power(void *env);
+
+int  ldb_acquire(struct store *base, int64_t deadline_ms);
+void ldb_release(struct store *base);
+
+int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
+int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
+leveldb_iterator_t *ldb_iter(struct ldb_store *s);
+int  ldb_iter_error(leveldb_iterator_t *it);
+
+/* leveldb_mvcc.c: the Percolator steps on one cell. */
+int  ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
+                 perc_bytes row, perc_bytes col, perc_ts ts,
+                 struct lock_rec *blocker, const struct lock_fate *known);
+int  ldb_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
+              perc_ts ts, struct lock_rec *blocker,
+              const struct lock_fate *known);
+int  ldb_get_lock(struct store *s, struct lock_rec *out, perc_bytes row,
+                  perc_bytes col);
+int  ldb_find_commit(struct store *s, perc_ts *commit_ts, int *op,
+                     perc_bytes row, perc_bytes col, perc_ts start_ts);
+int  ldb_prewrite(struct store *s, perc_ts *committed_at,
+                  const struct write *w, const struct lock_rec *lock,
+                  unsigned flags, struct lock_rec *blocker);
+int  ldb_commit(struct store *s, perc_bytes row, perc_bytes col,
+                perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
+                  perc_ts start_ts);
+
+/* leveldb_walk.c: scans, and the notify region. */
+int  ldb_scan(struct store *s, struct store_scan *sc);
+int  ldb_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
+               perc_bytes col, const struct lock_rec *lock), void *arg);
+int  ldb_raw(struct store *s, perc_bytes row, const perc_bytes *col,
+             store_raw_fn fn, void *arg);
+int  ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
+                      perc_bytes row, perc_bytes col, perc_ts start_ts);
+int  ldb_notify_scan(struct store *s, const perc_bytes *column,
+                     int (*fn)(void *arg, perc_bytes row, perc_bytes col,
+                     perc_bytes failures), void *arg);
+int  ldb_notify_pending(struct store *s, perc_bytes row, perc_bytes col);
+int  ldb_failures_get(struct store *s, perc_buf *out, perc_bytes row,
+                      perc_bytes col);
+int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,
+                      perc_bytes rec);
+#endif
