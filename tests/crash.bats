@@ -132,8 +132,10 @@ start_paused() {
 	kill -0 "$PAUSED_PID" || fail "the committer at $fp exited early"
 }
 
-# reap: wait (bounded) for the paused committer; its status in RC.
+# reap: end the committer's pause (SIGCONT does) and wait (bounded) for
+# it; its status in RC.
 reap() {
+	kill -CONT "$PAUSED_PID" 2> /dev/null || true
 	poll "$(scaled 300)" eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
 		fail "the paused committer still runs after $(scaled 30) s"
 	RC=0
@@ -437,7 +439,7 @@ reap() {
 @test "commit on a cell a live owner locked: exit 3 at once, the lock untouched (PEERS 20, 24)" {
 	olds
 	begin_t
-	start_paused after-prewrite 6
+	start_paused after-prewrite 60
 	before=$(dump)
 	t2=$(perc begin)
 	perc set -t "$t2" b col t2
@@ -507,7 +509,7 @@ reap() {
 @test "a live owner makes a reader exit 4; once it finishes the reader sees its values" {
 	olds
 	begin_t
-	start_paused after-prewrite 8
+	start_paused after-prewrite 60
 	for r in a c; do
 		PERC_LOCK_TIMEOUT=1 run -4 --separate-stderr timeout 20 perc get "$r" col
 		[ "${#stderr_lines[@]}" -eq 1 ]
@@ -528,7 +530,7 @@ reap() {
 @test "a reader that waits for a live owner returns once the owner commits" {
 	olds
 	begin_t
-	start_paused after-prewrite 6
+	start_paused after-prewrite 6 # then it goes on by itself
 	# Snapshot taken before the commit timestamp: the old value, after
 	# the wait, never the new one and never a timeout.
 	PERC_LOCK_TIMEOUT=$(scaled 20) run -0 timeout "$(scaled 30)" perc get b col
@@ -558,7 +560,7 @@ reap() {
 @test "an owner whose expired lock a reader rolled back cannot commit; other commits stay (PEERS 32)" {
 	olds
 	begin_t
-	start_paused after-prewrite 8 0.5
+	start_paused after-prewrite 60 0.5
 	# Meanwhile another transaction commits on other cells.
 	run -0 perc set d col other
 	poll 100 locked_by "$T" a expired || fail "the lock never expired"
@@ -585,7 +587,7 @@ reap() {
 	T2=$(perc begin)
 	perc set -t "$T2" b col t2
 	T=$T2
-	start_paused after-prewrite 6 30 b
+	start_paused after-prewrite 60 30 b
 	t1=$(perc begin)
 	perc set -t "$t1" a col t1
 	perc set -t "$t1" b col t1
@@ -615,7 +617,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 6 30 a
+	start_paused after-prewrite 60 30 a
 	# A reader of b must not wait for B: A committed at ct.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col
 	assert_output new-b
@@ -639,7 +641,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 6 30 a
+	start_paused after-prewrite 60 30 a
 	locked_by "$tA" b dead || fail "A's lock on b should still be there"
 	# A reader of b must judge A by A's start ts, not by B's lock.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col

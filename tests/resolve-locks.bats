@@ -123,8 +123,10 @@ paused() {
 	kill -0 "$PAUSED_PID" || fail "the committer at $fp exited early"
 }
 
-# reap: wait (bounded) for the paused committer; its status in RC.
+# reap: end the committer's pause (SIGCONT does) and wait (bounded) for
+# it; its status in RC.
 reap() {
+	kill -CONT "$PAUSED_PID" 2> /dev/null || true
 	poll "$(scaled 300)" eval '! kill -0 "$PAUSED_PID" 2>/dev/null' ||
 		fail "the paused committer still runs after $(scaled 30) s"
 	RC=0
@@ -273,7 +275,7 @@ commit_ts_of() {
 }
 
 @test "a live owner's locks are printed alive and left alone; it then commits (PEERS 31, 39)" {
-	paused after-prewrite 6
+	paused after-prewrite 60
 	before=$(dump)
 	run -0 --separate-stderr timeout 20 perc resolve-locks
 	[ -z "$stderr" ]
@@ -292,7 +294,7 @@ commit_ts_of() {
 }
 
 @test "a live owner at after-prewrite-primary: alive, and a reader times out (PEERS 31)" {
-	paused after-prewrite-primary 6
+	paused after-prewrite-primary 60
 	run -0 timeout 20 perc resolve-locks
 	assert_output "$(expect alive a)"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr timeout 20 perc get a col
@@ -305,7 +307,7 @@ commit_ts_of() {
 }
 
 @test "--all rolls a live owner back; its commit then exits 3, nothing half applied" {
-	paused after-prewrite 6
+	paused after-prewrite 60
 	run -0 --separate-stderr timeout 20 perc resolve-locks --all
 	[ -z "$stderr" ]
 	assert_output "$(expect rolled-back a b c)"
@@ -324,7 +326,7 @@ commit_ts_of() {
 }
 
 @test "--all at after-prewrite-primary: the owner writes no secondary afterwards" {
-	paused after-prewrite-primary 6
+	paused after-prewrite-primary 60
 	run -0 timeout 20 perc resolve-locks --all
 	assert_output "$(expect rolled-back a)"
 	kill -0 "$PAUSED_PID" || fail "the committer exited before --all ran"
@@ -344,7 +346,7 @@ commit_ts_of() {
 }
 
 @test "--all past the commit point rolls forward; the owner still commits at the same ts" {
-	paused after-commit-primary 6
+	paused after-commit-primary 60
 	ct=$(commit_ts_of a)
 	run -0 timeout 20 perc resolve-locks --all
 	assert_output "$(expect rolled-forward b c)"
@@ -358,7 +360,7 @@ commit_ts_of() {
 }
 
 @test "--dry-run --all on a live owner changes nothing; the owner commits" {
-	paused after-prewrite 6
+	paused after-prewrite 60
 	before=$(dump)
 	run -0 timeout 20 perc resolve-locks --dry-run --all
 	assert_output "$(expect rolled-back a b c)"
@@ -370,7 +372,7 @@ commit_ts_of() {
 }
 
 @test "a live owner past its TTL is rolled back; its commit exits 3 (PEERS 31, 32, 38)" {
-	paused after-prewrite 8 1
+	paused after-prewrite 60 1
 	poll 100 has_lock a expired || fail "the lock never expired: $(perc show a col)"
 	kill -0 "$PAUSED_PID" || fail "the committer exited before the lock expired"
 	run -0 timeout 20 perc resolve-locks
@@ -386,7 +388,7 @@ commit_ts_of() {
 }
 
 @test "a lock within its TTL is unchanged; rolled back is no action (PEERS 38)" {
-	paused after-prewrite 6 60
+	paused after-prewrite 60 60
 	before=$(dump)
 	run -0 perc resolve-locks
 	assert_output "$(expect alive a b c)"
@@ -403,7 +405,7 @@ commit_ts_of() {
 }
 
 @test "an expired secondary of a committed primary is rolled forward, not back (PEERS 33)" {
-	paused after-commit-primary 8 0.5
+	paused after-commit-primary 60 0.5
 	ct=$(commit_ts_of a)
 	poll 100 has_lock c expired || fail "the lock never expired"
 	kill -0 "$PAUSED_PID" || fail "the committer exited before the lock expired"
@@ -437,7 +439,7 @@ commit_ts_of() {
 	perc set -t "$t2" d col t2
 	perc set -t "$t2" e col t2
 	run -137 env PERC_FAILPOINT=after-prewrite perc commit -t "$t1"
-	PERC_FAILPOINT=after-prewrite:pause=$(scaled 6) perc commit -t "$t2" \
+	PERC_FAILPOINT=after-prewrite:pause=$(scaled 60) perc commit -t "$t2" \
 	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
 	PAUSED_PID=$!
 	PAUSED_PIDS+=("$PAUSED_PID")
@@ -538,7 +540,7 @@ q1\tcol\told\nq2\tcol\told\nq3\tcol\tnew\nq4\tcol\tnew')"
 }
 
 @test "--older-than also filters what --dry-run and --all print" {
-	paused after-prewrite 6
+	paused after-prewrite 60
 	run -0 timeout 20 perc resolve-locks --all --older-than 100
 	assert_output ''
 	run -0 timeout 20 perc resolve-locks --older-than 100 --dry-run
