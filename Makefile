@@ -89,11 +89,21 @@ FORCE:
 tests/unit/unit: $(TESTOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(STATIC_LIBS)
 
-# The whole suite: C unit tests, then bats; the last line sums both.
-# The unit tests of the Redis Cluster client run against a loopback
-# cluster of their own (tests/cluster), skipped where it cannot start.
-# The bats files run in CHECK_JOBS shards at once (tests/bats-shards).
+# The whole suite: C unit tests, then bats on the LevelDB store, then
+# bats again on the Redis store; the last line sums them all.  One
+# loopback cluster (tests/cluster) serves the unit tests of the Redis
+# client and store and the second pass, each test on a table of its
+# own; tests that start clusters of their own (cluster.bats,
+# redis.bats) and that make no data directory with perc_fresh_dir run
+# once.  The bats files run in CHECK_JOBS shards at once
+# (tests/bats-shards).
 CHECK_JOBS = 2
+CHECK_BATS = $(wildcard tests/*.bats)
+# (Not yet on the Redis store: hostile.bats, observer.bats and
+# run-observer.bats, whose failures there are being fixed.)
+REDIS_BATS = $(filter-out tests/cluster.bats tests/redis.bats \
+	tests/hostile.bats tests/observer.bats tests/run-observer.bats, \
+	$(shell grep -l perc_fresh_dir tests/*.bats))
 check test: all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
 	printf '#include "perc.h"\n' | \
@@ -102,16 +112,30 @@ check test: all tests/unit/unit
 	@cdir=$$(mktemp -d /tmp/perc-check-cluster.XXXXXX); \
 	url=$$(tests/cluster start "$$cdir/c" 2> tests/cluster.err) || url=; \
 	PERC_TEST_REDIS_URL=$$url tests/unit/unit > tests/unit.tap; urc=$$?; \
-	tests/cluster stop "$$cdir/c" > /dev/null 2>&1; rm -rf "$$cdir"; \
 	cat tests/unit.tap; \
-	PERC_BUILD="$$PWD" PERC_TEST_CC='$(CC)' PERC_TEST_CFLAGS='$(CFLAGS)' \
-	    BATS='$(BATS)' BATS_FLAGS='$(BATS_FLAGS)' \
-	    tests/bats-shards $(CHECK_JOBS) tests > tests/bats.tap; \
-	brc=$$?; cat tests/bats.tap; \
-	cat tests/unit.tap tests/bats.tap | awk \
+	export PERC_BUILD="$$PWD" PERC_TEST_CC='$(CC)' \
+	    PERC_TEST_CFLAGS='$(CFLAGS)' BATS='$(BATS)' \
+	    BATS_FLAGS='$(BATS_FLAGS)'; \
+	tests/bats-shards $(CHECK_JOBS) $(CHECK_BATS) > tests/bats.tap; \
+	brc=$$?; \
+	cat tests/bats.tap; \
+	if [ -n "$$url" ]; then \
+	    PERC_TEST_STORE=redis PERC_TEST_REDIS_URL=$$url \
+	    tests/bats-shards $(CHECK_JOBS) $(REDIS_BATS) \
+	    > tests/bats-redis.raw; rrc=$$?; \
+	    sed -e 's/^ok [0-9]* /&[redis] /' \
+	        -e 's/^not ok [0-9]* /&[redis] /' tests/bats-redis.raw \
+	        > tests/bats-redis.tap; \
+	else \
+	    echo "not ok 1 [redis] the loopback cluster did not start:" \
+	        "see tests/cluster.err" > tests/bats-redis.tap; rrc=1; \
+	fi; \
+	cat tests/bats-redis.tap; \
+	tests/cluster stop "$$cdir/c" > /dev/null 2>&1; rm -rf "$$cdir"; \
+	cat tests/unit.tap tests/bats.tap tests/bats-redis.tap | awk \
 	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
 	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'; \
-	[ $$urc -eq 0 ] && [ $$brc -eq 0 ]
+	[ $$urc -eq 0 ] && [ $$brc -eq 0 ] && [ $$rrc -eq 0 ]
 
 # The same suite built with AddressSanitizer and UBSan, in its own tree.
 # (Not UBSan's vptr check: it needs the C++ runtime, which a C program
@@ -123,6 +147,11 @@ check test: all tests/unit/unit
 # could not stop a process that a test was stopping or killing at exit,
 # which says nothing about memory.  The last line says
 # "asan: N passed, N failed, N skipped; N sanitizer reports".
+# To stay within CI's budget it runs a sample of the bats files: every
+# file once, on one store, the files that run on both stores taking
+# turns between them (the unit tests, of both stores, run in full).
+ASAN_REDIS_BATS = $(shell echo $(REDIS_BATS) | tr ' ' '\n' | awk 'NR % 2')
+ASAN_LEVELDB_BATS = $(filter-out $(ASAN_REDIS_BATS), $(CHECK_BATS))
 check-asan:
 	rm -rf build-asan && mkdir build-asan
 	git ls-files | tar -cf - -T - | tar -xf - -C build-asan
@@ -130,6 +159,7 @@ check-asan:
 	ASAN_OPTIONS="log_path=$$PWD/build-asan/san/asan:$${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="log_path=$$PWD/build-asan/san/ubsan:print_stacktrace=1:$${UBSAN_OPTIONS:-}" \
 	$(MAKE) -C build-asan check CC=clang CXX=clang++ \
+	    CHECK_BATS='$(ASAN_LEVELDB_BATS)' REDIS_BATS='$(ASAN_REDIS_BATS)' \
 	    STATIC_LIBS='-lleveldb -lhiredis -lpthread' \
 	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
 	rc=$$?; \
@@ -137,7 +167,8 @@ check-asan:
 	    '==[0-9]+==Unable to get registers from thread [0-9]+\.' {} + | \
 	    wc -l); \
 	find build-asan/san -type f -exec cat {} +; \
-	cat build-asan/tests/unit.tap build-asan/tests/bats.tap 2> /dev/null | \
+	cat build-asan/tests/unit.tap build-asan/tests/bats.tap \
+	    build-asan/tests/bats-redis.tap 2> /dev/null | \
 	awk -v reports="$$reports" '/^ok .*# skip/ { s++; next } /^ok/ { p++ } \
 	    /^not ok/ { f++ } END { printf "asan: %d passed, %d failed, " \
 	    "%d skipped; %d sanitizer reports\n", p, f, s, reports }'; \
@@ -282,7 +313,7 @@ format:
 	clang-format -i cmd/*.c cmd/*.h lib/*.c lib/*.h tests/unit/*.c
 
 clean distclean:
-	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
+	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/bats-redis.raw tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/results.tsv
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 

@@ -4,9 +4,10 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc init [--observe COLUMN]... [DIR]";
+static const char usage[] =
+    "usage: perc init [--store URL] [--observe COLUMN]... [DIR]";
 
-enum { OPT_OBSERVE = 256 };
+enum { OPT_OBSERVE = 256, OPT_STORE };
 
 int
 cmd_init(int argc, char **argv, struct perc_ctx *ctx)
@@ -14,9 +15,11 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
 		{ "observe", required_argument, NULL, OPT_OBSERVE },
+		{ "store", required_argument, NULL, OPT_STORE },
 		{ NULL, 0, NULL, 0 }
 	};
 	perc_bytes *observe;
+	const char *store = NULL;
 	size_t n = 0;
 	int ch, rc;
 
@@ -31,6 +34,9 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 		case 'h':
 			free(observe);
 			return cmd_help_text(usage);
+		case OPT_STORE:
+			store = optarg;
+			break;
 		case OPT_OBSERVE:
 			observe[n].data = optarg;
 			observe[n++].len = strlen(optarg);
@@ -46,7 +52,7 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	if (optind == argc - 1)
 		ctx->dir = argv[optind];
-	rc = perc_db_init(ctx->dir, observe, n);
+	rc = perc_db_init_store(ctx->dir, store, observe, n);
 	free(observe);
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

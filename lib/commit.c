@@ -215,6 +215,31 @@ secondaries:
 	return journal_finish(&txn->journal);
 }
 
+/*
+ * On a store shared with other machines, which cannot see our journal
+ * token, a lease in the store says we are alive while we commit.  It
+ * outlives our locks' TTL by LEASE_SLACK_MS: a lock past its TTL while
+ * its owner runs is "expired", which a reader may clean as it may a
+ * dead owner's, but show tells the two apart.
+ */
+#define LEASE_SLACK_MS 10000
+static int
+commit_locked_leased(perc_ts *out, perc_txn *txn)
+{
+	struct store *s = txn->db->store;
+	perc_ts start = txn->journal.start_ts;
+	int rc;
+
+	if (s->ops->lease_renew == NULL)
+		return commit_locked(out, txn);
+	if ((rc = s->ops->lease_renew(s, start,
+	    txn->db->ttl_ms + LEASE_SLACK_MS)) < 0)
+		return rc;
+	rc = commit_locked(out, txn);
+	s->ops->lease_drop(s, start);
+	return rc;
+}
+
 int
 perc_txn_commit(perc_ts *out, perc_txn *txn)
 {
@@ -232,7 +257,7 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 		return journal_finish(&txn->journal);
 	if ((rc = db_acquire(txn->db, deadline)) < 0)
 		return rc;
-	rc = commit_locked(out, txn);
+	rc = commit_locked_leased(out, txn);
 	db_release(txn->db);
 	return rc;
 }

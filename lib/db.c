@@ -2,8 +2,9 @@
  * lib/db.c - data directories: create one, open one, and its config.
  *
  * DIR/config is text, one setting a line: "format N" (the layout
- * version, refused when unknown) and "observe COLUMN" for each observed
- * column, escaped as in TSV output.  It is written last by init and
+ * version, refused when unknown), "store URL" when the cells live in a
+ * Redis store rather than in DIR, and "observe COLUMN" for each
+ * observed column, escaped as in TSV output.  It is written last by init and
  * replaced atomically, so its presence is what makes DIR a data
  * directory.
  */
@@ -51,11 +52,13 @@ free_observed(perc_buf *cols, size_t n)
 }
 
 /*
- * Parse DIR/config into the observed columns; *st, when not NULL, tells
- * which version of the file was read.
+ * Parse DIR/config into the observed columns and, when store is not
+ * NULL, the store's URL (NULL for the LevelDB store in DIR); *st, when
+ * not NULL, tells which version of the file was read.
  */
 static int
-read_config(perc_buf **cols, size_t *ncols, const char *dir, struct stat *st)
+read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
+    struct stat *st)
 {
 	char path[4096], text[CONFIG_MAX + 1], *line, *next;
 	perc_buf *grown;
@@ -64,6 +67,8 @@ read_config(perc_buf **cols, size_t *ncols, const char *dir, struct stat *st)
 
 	*cols = NULL;
 	*ncols = 0;
+	if (store != NULL)
+		*store = NULL;
 	dir_path(path, sizeof(path), dir, "config");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -93,6 +98,10 @@ read_config(perc_buf **cols, size_t *ncols, const char *dir, struct stat *st)
 				    line + 7, FORMAT_VERSION);
 				goto fail;
 			}
+		} else if (strncmp(line, "store ", 6) == 0 && format) {
+			if (store != NULL && *store == NULL &&
+			    (*store = strdup(line + 6)) == NULL)
+				goto damaged;
 		} else if (strncmp(line, "observe ", 8) == 0 && format) {
 			if ((grown = realloc(*cols, (*ncols + 1) *
 			    sizeof(**cols))) == NULL)
@@ -115,6 +124,10 @@ fail:
 	free_observed(*cols, *ncols);
 	*cols = NULL;
 	*ncols = 0;
+	if (store != NULL) {
+		free(*store);
+		*store = NULL;
+	}
 	return rc;
 }
 
@@ -124,7 +137,8 @@ fail:
  * old config or the new one, and once init returns, the new one.
  */
 static int
-write_config(const char *dir, const perc_buf *cols, size_t ncols)
+write_config(const char *dir, const char *store, const perc_buf *cols,
+    size_t ncols)
 {
 	perc_buf text = PERC_BUF_INIT;
 	char path[4096], tmp[4096];
@@ -135,6 +149,8 @@ write_config(const char *dir, const perc_buf *cols, size_t ncols)
 	dir_path(tmp, sizeof(tmp), dir, "config.tmp");
 	rc = buf_addf(&text, "# perc data directory\nformat %d\n",
 	    FORMAT_VERSION);
+	if (rc == 0 && store != NULL)
+		rc = buf_addf(&text, "store %s\n", store);
 	for (i = 0; i < ncols && rc == 0; i++) {
 		if ((rc = buf_add(&text, "observe ", 8)) == 0 &&
 		    (rc = escape_field(&text, buf_bytes(&cols[i]))) == 0)
@@ -266,39 +282,72 @@ add_observed(perc_buf **cols, size_t *ncols, const perc_bytes *observe,
 }
 
 static int
-init_existing(const char *path, const perc_bytes *observe, size_t n)
+init_existing(const char *path, const char *store_url,
+    const perc_bytes *observe, size_t n)
 {
 	perc_buf *cols;
 	size_t ncols;
 	perc_db *db = NULL;
+	char *store = NULL;
 	int rc, changed;
 
 	/* Hold the store so no commit reads a half-changed column set. */
 	if ((rc = perc_db_open(&db, path)) < 0 ||
 	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		goto done;
-	if ((rc = read_config(&cols, &ncols, path, NULL)) < 0)
+	if ((rc = read_config(&cols, &ncols, &store, path, NULL)) < 0)
 		goto done;
-	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0 &&
-	    changed)
-		rc = write_config(path, cols, ncols);
+	if (store_url != NULL && (store == NULL ||
+	    strcmp(store, store_url) != 0))
+		rc = error_set(PERC_EUSAGE, "'%s' is already a data directory "
+		    "whose cells are in %s; --store cannot move them: init "
+		    "a new directory with --store %s", path,
+		    store != NULL ? store : "the directory itself", store_url);
+	else if ((rc = add_observed(&cols, &ncols, observe, n,
+	    &changed)) == 0 && changed)
+		rc = write_config(path, store, cols, ncols);
 	free_observed(cols, ncols);
+	free(store);
 done:
 	perc_db_close(db);
 	return rc;
 }
 
+/* A URL goes into the config as one line: printable, no spaces. */
+static int
+check_store_url(const char *url)
+{
+	const char *p;
+
+	for (p = url; *p != '\0'; p++)
+		if (*p <= ' ' || *p == 0x7f)
+			return error_set(PERC_EUSAGE, "the store URL '%s' has "
+			    "a space or control character; give "
+			    "redis://HOST:PORT[,HOST:PORT]...[/TABLE]",
+			    error_quote(bytes_of(url, strlen(url))));
+	return 0;
+}
+
 int
 perc_db_init(const char *path, const perc_bytes *observe, size_t n)
+{
+	return perc_db_init_store(path, NULL, observe, n);
+}
+
+int
+perc_db_init_store(const char *path, const char *store_url,
+    const perc_bytes *observe, size_t n)
 {
 	char sub[4096], top[4096];
 	perc_buf *cols = NULL;
 	size_t ncols = 0;
 	int fd, rc, changed;
 
+	if (store_url != NULL && (rc = check_store_url(store_url)) < 0)
+		return rc;
 	dir_path(sub, sizeof(sub), path, "config");
 	if (access(sub, F_OK) == 0)
-		return init_existing(path, observe, n);
+		return init_existing(path, store_url, observe, n);
 	if (mkdir_p(path, top, sizeof(top)) != 0)
 		return error_set(errno == ENOTDIR || errno == EEXIST ?
 		    PERC_ENOTDB : PERC_EIO, "cannot create the directory "
@@ -322,10 +371,15 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
 		    strerror(errno));
-	if ((rc = store_leveldb_create(path)) < 0)
+	if (store_url != NULL)
+		rc = store_redis_create(store_url, clock_deadline(
+		    clock_env_ms("PERC_LOCK_TIMEOUT", 10000)));
+	else
+		rc = store_leveldb_create(path);
+	if (rc < 0)
 		return rc;
 	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0)
-		rc = write_config(path, cols, ncols);
+		rc = write_config(path, store_url, cols, ncols);
 	free_observed(cols, ncols);
 	dir_path(sub, sizeof(sub), path, INIT_MARK);
 	if (rc == 0 && unlink(sub) != 0)
@@ -342,6 +396,7 @@ perc_db_open(perc_db **out, const char *path)
 {
 	perc_db *db;
 	struct stat st;
+	char *store = NULL;
 	int rc;
 
 	*out = NULL;
@@ -356,9 +411,12 @@ perc_db_open(perc_db **out, const char *path)
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
-	if ((rc = store_leveldb_open(&db->store, path)) < 0 ||
-	    (rc = read_config(&db->observed, &db->nobserved, path,
-	    &db->config_st)) < 0) {
+	if ((rc = read_config(&db->observed, &db->nobserved, &store, path,
+	    &db->config_st)) == 0)
+		rc = store != NULL ? store_redis_open(&db->store, store, path,
+		    db->timeout_ms) : store_leveldb_open(&db->store, path);
+	free(store);
+	if (rc < 0) {
 		perc_db_close(db);
 		return rc;
 	}
@@ -412,7 +470,7 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	    st.st_mtim.tv_nsec == db->config_st.st_mtim.tv_nsec)
 		return 0;
 	free_observed(db->observed, db->nobserved);
-	if ((rc = read_config(&db->observed, &db->nobserved, db->dir,
+	if ((rc = read_config(&db->observed, &db->nobserved, NULL, db->dir,
 	    &db->config_st)) < 0)
 		db->store->ops->release(db->store);
 	return rc;

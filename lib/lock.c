@@ -80,7 +80,14 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 			*action = RESOLVE_ALIVE;
 		else if (!(flags & RESOLVE_DRY_RUN))
 			rc = s->ops->rollback(s, prow, pcol, lock->start_ts);
-		goto done;
+		/*
+		 * On a store others use while we look (Redis), the owner may
+		 * have committed between our look and the rollback, which
+		 * then refuses: its write record below decides.
+		 */
+		if (rc != PERC_ECONFLICT)
+			goto done;
+		rc = PERC_ENOTFOUND;
 	}
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;

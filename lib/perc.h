@@ -91,13 +91,18 @@ int  perc_unescape(perc_buf *out, const char *text, size_t len);
  * perc_db_init creates path (and missing parents) as a data directory,
  * or, when path already is one, only adds the n columns in observe to
  * its observed set.  Fails with PERC_ENOTDB when path is a non-empty
- * directory that is not a perc data directory.
+ * directory that is not a perc data directory.  perc_db_init_store
+ * does the same with the cells in the store store_url names
+ * (redis://HOST:PORT[,HOST:PORT]...[/TABLE]); NULL is the LevelDB
+ * store inside path.
  *
  * perc_db_open opens an existing data directory; it does not touch the
  * store yet.  Fails with PERC_ENOTDB when path is not a data directory
  * or has a format this version does not know.
  */
 int  perc_db_init(const char *path, const perc_bytes *observe, size_t n);
+int  perc_db_init_store(const char *path, const char *store_url,
+                        const perc_bytes *observe, size_t n);
 int  perc_db_open(perc_db **out, const char *path);
 void perc_db_close(perc_db *db);
 

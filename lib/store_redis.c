@@ -27,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
+#include "journal.h"
 #include "redis_scripts.h"
 #include "store_redis.h"
 
@@ -226,27 +228,39 @@ rs_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
  * A committing owner keeps a lease key, perc:{T:lease}:START_TS, with a
  * TTL (the ttl_ms its caller asks for, refreshed as it goes): the
  * owner is alive while the key lives.  A lease runs out by itself when
- * its owner dies; when the store cannot be asked, -1 leaves the
- * decision to the lock's own TTL.
+ * its owner dies, within its TTL.  On the owner's own host the lease
+ * says more: its value names the owner's data directory, whose journal
+ * token (a kernel lock) tells at once whether the owner still runs.
+ * When the store cannot be asked, -1 leaves the decision to the lock's
+ * own TTL.
  */
 static int
 rs_owner_alive(struct store *base, const struct lock_rec *lock,
     const char *host)
 {
 	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX];
+	char key[RS_KEY_MAX], *dir;
 	redisReply *r;
 	perc_bytes argv[2];
+	size_t hlen = strlen(host);
 	int alive = -1;
 
-	(void)host;
 	lease_key(key, s, lock->start_ts);
-	argv[0] = str("EXISTS");
+	argv[0] = str("GET");
 	argv[1] = str(key);
 	if (rc_command(&r, NULL, s->cl, argv[1], 2, argv, rs_deadline(s)) < 0)
 		return -1;
-	if (r->type == REDIS_REPLY_INTEGER)
-		alive = r->integer > 0;
+	if (r->type == REDIS_REPLY_NIL) {
+		alive = 0;
+	} else if (r->type == REDIS_REPLY_STRING) {
+		alive = 1;
+		if (r->len > hlen + 1 && memcmp(r->str, host, hlen) == 0 &&
+		    r->str[hlen] == '\t' &&
+		    (dir = strndup(r->str + hlen + 1, r->len - hlen - 1))) {
+			alive = journal_owner_alive(dir, lock->start_ts);
+			free(dir);
+		}
+	}
 	freeReplyObject(r);
 	return alive;
 }
@@ -264,7 +278,7 @@ rs_lease_renew(struct store *base, perc_ts start_ts, uint32_t ttl_ms)
 	snprintf(ttl, sizeof(ttl), "%" PRIu32, ttl_ms > 0 ? ttl_ms : 1);
 	argv[0] = str("SET");
 	argv[1] = str(key);
-	argv[2] = str("1");
+	argv[2] = str(s->owner);
 	argv[3] = str("PX");
 	argv[4] = str(ttl);
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 5, argv,
@@ -323,6 +337,7 @@ rs_dispose(struct store *base)
 		return;
 	if (s->cl != NULL)
 		rc_close(s->cl);
+	free(s->owner);
 	free(s);
 }
 
@@ -576,6 +591,27 @@ done:
 	return rc;
 }
 
+/* Our leases' value: this host and the data directory, absolute. */
+static int
+lease_owner(struct redis_store *s, const char *dir)
+{
+	char host[64] = "localhost", *abs;
+	int n;
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		strcpy(host, "localhost");
+	if ((abs = realpath(dir, NULL)) == NULL)
+		return error_set(PERC_EIO, "cannot resolve the data directory "
+		    "'%s': %s", dir, strerror(errno));
+	n = asprintf(&s->owner, "%s\t%s", host, abs);
+	free(abs);
+	if (n < 0) {
+		s->owner = NULL;
+		return error_set(PERC_EIO, "out of memory");
+	}
+	return 0;
+}
+
 int
 store_redis_open(struct store **out, const char *url, const char *dir,
     int64_t timeout_ms)
@@ -584,10 +620,13 @@ store_redis_open(struct store **out, const char *url, const char *dir,
 	int64_t deadline = clock_deadline(timeout_ms);
 	int rc;
 
-	(void)dir;
 	*out = NULL;
 	if ((rc = rs_connect(&s, url, timeout_ms, deadline)) < 0)
 		return rc;
+	if ((rc = lease_owner(s, dir)) < 0) {
+		rs_dispose(&s->base);
+		return rc;
+	}
 	if ((rc = marker_check(s, deadline)) == PERC_ENOTFOUND)
 		rc = error_set(PERC_ENOTDB, "redis table '%s' does not exist "
 		    "in the store %s; make it with perc init --store",

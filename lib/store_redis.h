@@ -41,6 +41,7 @@ struct redis_store {
 	char         table[RS_TABLE_MAX + 1];
 	int64_t      timeout_ms;        /* of each call of a verb */
 	int          script[RS_NSCRIPTS];
+	char        *owner;             /* our leases' value: HOST TAB DIR */
 };
 
 /* The name of bucket's key of one kind: 'k', 'v' or 'l'. */

@@ -125,6 +125,7 @@ setup() {
 }
 
 @test "abort after a crash waits for a busy store, then exit 4, still open" {
+	perc_leveldb_only
 	stuck_commit after-prewrite
 	hold_flock "$PERC_DIR/store.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc abort -t "$T"

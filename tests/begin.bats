@@ -68,6 +68,7 @@ setup() {
 }
 
 @test "begin waits for a locked oracle at most PERC_LOCK_TIMEOUT, then exit 4" {
+	perc_leveldb_only
 	hold_flock "$PERC_DIR/oracle.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc begin
 	assert_error_line

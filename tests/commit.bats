@@ -383,6 +383,7 @@ setup() {
 }
 
 @test "commit waits for a busy store, then exit 4: nothing written, still open" {
+	perc_leveldb_only
 	t=$(perc begin)
 	perc set -t "$t" r c v
 	hold_flock "$PERC_DIR/store.lock"

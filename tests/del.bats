@@ -142,6 +142,7 @@ setup() {
 }
 
 @test "del without -t waits for a busy store, then exit 4, nothing written" {
+	perc_leveldb_only
 	perc set r c v
 	hold_flock "$PERC_DIR/store.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc del r c

@@ -43,6 +43,7 @@ open_xyz() {
 # The store
 
 @test "the log cut at every byte of its unsynced tail after a commit: it opens, nothing acknowledged is lost" {
+	perc_leveldb_only
 	perc set seed c 0
 	open_xyz
 	# The commit point is the last synced write: its end is where the
@@ -83,6 +84,7 @@ z	c	3"
 }
 
 @test "a stale or damaged store.clean never lets a torn log be appended to" {
+	perc_leveldb_only
 	perc set seed c 0
 	cp "$PERC_DIR/store.clean" "$BATS_TEST_TMPDIR/old.clean"
 	open_xyz
@@ -126,6 +128,7 @@ commit_across_logs() {
 }
 
 @test "prewrites and commit point in different logs, everything unsynced lost: the commit survives whole" {
+	perc_leveldb_only
 	for size in 22000 30000 40000; do
 		for fp in after-commit-primary after-commit-secondary; do
 			perc_fresh_dir "db-$fp-$size"
@@ -185,6 +188,7 @@ z	c	old-z"
 # The files beside the store
 
 @test "the oracle put back to its last synced content: timestamps stay above every one printed" {
+	perc_leveldb_only
 	max=0
 	for i in $(seq 20); do
 		t=$(perc ts)

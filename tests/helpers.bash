@@ -14,12 +14,36 @@ COMMANDS="abort begin commit del get help init resolve-locks run-observer
 DATA_COMMANDS="abort begin commit del get resolve-locks scan scan-notify
 	set shell show ts"
 
+# The store the suite runs on: leveldb (the default), or redis, where
+# every fresh data directory keeps its cells in a table of its own on
+# the cluster $PERC_TEST_REDIS_URL names (make check runs the suite on
+# both).
+PERC_TEST_STORE=${PERC_TEST_STORE:-leveldb}
+
+# A table no other test uses, for data directory $1.
+perc_test_table() {
+	printf 't%s' "$(printf '%s' "$1" | cksum | tr -c '0-9\n' '-')" |
+	    tr -d ' \n'
+}
+
 # A fresh, empty data directory (named $1, default "db") for this test.
 perc_fresh_dir() {
 	PERC_DIR="$BATS_TEST_TMPDIR/${1:-db}"
 	export PERC_DIR PERC_LOCK_TIMEOUT=${PERC_TEST_LOCK_TIMEOUT:-2}
 	unset PERC_FAILPOINT PERC_LOCK_TTL
-	perc init "$PERC_DIR"
+	if [ "$PERC_TEST_STORE" = redis ]; then
+		perc init --store "$PERC_TEST_REDIS_URL/$(perc_test_table \
+		    "$PERC_DIR")" "$PERC_DIR"
+	else
+		perc init "$PERC_DIR"
+	fi
+}
+
+# For a test of what only the LevelDB store in DIR has (its files, its
+# file lock, a power cut under it): skipped on the other stores.
+perc_leveldb_only() {
+	[ "$PERC_TEST_STORE" = leveldb ] ||
+		skip "tests the LevelDB store's own files"
 }
 
 # Compare a file byte for byte with what printf(1) makes of $1.

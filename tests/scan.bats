@@ -271,6 +271,7 @@ setup() {
 }
 
 @test "scan waits for a busy store at most PERC_LOCK_TIMEOUT, then exit 4" {
+	perc_leveldb_only
 	perc set r c v
 	hold_flock "$PERC_DIR/store.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc scan

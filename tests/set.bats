@@ -200,6 +200,7 @@ setup() {
 }
 
 @test "set without -t waits for a busy store, then exit 4, nothing written" {
+	perc_leveldb_only
 	hold_flock "$PERC_DIR/store.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc set r c v
 	assert_error_line

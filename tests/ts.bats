@@ -100,6 +100,7 @@ setup() {
 }
 
 @test "ts waits for a locked oracle at most PERC_LOCK_TIMEOUT, then exit 4" {
+	perc_leveldb_only
 	before=$(perc ts)
 	hold_flock "$PERC_DIR/oracle.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc ts

@@ -1,0 +1,285 @@
+#!/usr/bin/env bats
+# tests/redis.bats - what only the Redis Cluster store has: a table
+# shared by several data directories, servers' settings, failover, a
+# restart of every node, a cluster that stays down.  The suite as a
+# whole runs on this store too (make check, PERC_TEST_STORE=redis);
+# these tests need a cluster of their own to break, started in
+# $BATS_TEST_TMPDIR/c, or share one started once (setup_file).
+
+load helpers
+
+CLUSTER="$BATS_TEST_DIRNAME/cluster"
+
+setup_file() {
+	command -v redis-server > /dev/null || return 0
+	"$CLUSTER" start "$BATS_FILE_TMPDIR/c" > "$BATS_FILE_TMPDIR/url"
+}
+
+teardown_file() {
+	"$CLUSTER" stop "$BATS_FILE_TMPDIR/c"
+}
+
+setup() {
+	command -v redis-server > /dev/null ||
+		skip "redis-server is not installed (Debian: redis-server)"
+	URL=$(cat "$BATS_FILE_TMPDIR/url")
+	export PERC_LOCK_TIMEOUT=10 FAIL="$BATS_TEST_TMPDIR/failures"
+	unset PERC_DIR PERC_FAILPOINT PERC_LOCK_TTL
+	: > "$FAIL"
+}
+
+teardown() {
+	kill_bg
+	if [ -d "$BATS_TEST_TMPDIR/c" ]; then
+		"$CLUSTER" stop "$BATS_TEST_TMPDIR/c"
+	fi
+}
+
+# own_cluster: a cluster for this test alone, to break; sets URL.
+own_cluster() {
+	URL=$("$CLUSTER" start "$BATS_TEST_TMPDIR/c")
+}
+
+# rcli PORT ARGS...: redis-cli on node PORT, bounded.
+rcli() {
+	local p=$1
+	shift
+	timeout 10 redis-cli -h 127.0.0.1 -p "$p" "$@"
+}
+
+# A table name no other test uses.
+table() {
+	perc_test_table "$BATS_TEST_TMPDIR/$1"
+}
+
+@test "init --store keeps the cells in the cluster and only config and journals in DIR" {
+	run -0 perc init --store "$URL/$(table t)" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	grep -qx "store $URL/$(table t)" "$PERC_DIR/config"
+	[ ! -e "$PERC_DIR/store" ] && [ ! -e "$PERC_DIR/oracle" ]
+	run -0 perc set r c v
+	run -0 perc get r c
+	assert_output v
+	# init again joins, whatever it is given to add.
+	run -0 perc init --store "$URL/$(table t)" --observe c "$PERC_DIR"
+	run -0 perc get r c
+	assert_output v
+}
+
+@test "two data directories on one table see each other's commits" {
+	t=$(table shared)
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/a"
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/b"
+	run -0 perc -d "$BATS_TEST_TMPDIR/a" set r c from-a
+	run -0 perc -d "$BATS_TEST_TMPDIR/b" get r c
+	assert_output from-a
+	tb=$(perc -d "$BATS_TEST_TMPDIR/b" begin)
+	perc -d "$BATS_TEST_TMPDIR/b" set -t "$tb" r c from-b
+	perc -d "$BATS_TEST_TMPDIR/b" set -t "$tb" s c from-b
+	run -0 perc -d "$BATS_TEST_TMPDIR/b" commit -t "$tb"
+	run -0 perc -d "$BATS_TEST_TMPDIR/a" scan
+	assert_output $'r\tc\tfrom-b\ns\tc\tfrom-b'
+	# One oracle: timestamps interleave, strictly increasing.
+	a=$(perc -d "$BATS_TEST_TMPDIR/a" ts)
+	b=$(perc -d "$BATS_TEST_TMPDIR/b" ts)
+	[ "$b" -gt "$a" ]
+}
+
+@test "a data directory cleans up the dead locks another one left" {
+	t=$(table shared)
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/a"
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/b"
+	export PERC_DIR=$BATS_TEST_TMPDIR/a
+	perc set x c old
+	tx=$(perc begin)
+	perc set -t "$tx" x c new
+	perc set -t "$tx" y c new
+	# The owner dies with both cells locked and the primary committed.
+	PERC_FAILPOINT=after-commit-primary run -137 perc commit -t "$tx"
+	ty=$(perc begin)
+	perc set -t "$ty" z c never
+	perc set -t "$ty" w c never
+	PERC_FAILPOINT=after-prewrite run -137 perc commit -t "$ty"
+	# The other directory rolls the first forward, the second back,
+	# once the owner's lease has run out (within PERC_LOCK_TIMEOUT).
+	export PERC_DIR=$BATS_TEST_TMPDIR/b
+	run -0 perc get y c
+	assert_output new
+	run -1 perc get w c
+	run -0 perc resolve-locks
+	run -0 perc scan
+	assert_output $'x\tc\tnew\ny\tc\tnew'
+	run -0 perc show z c
+	refute_output --partial lock
+}
+
+@test "tables on one cluster never see each other" {
+	perc init --store "$URL/$(table one)" "$BATS_TEST_TMPDIR/one"
+	perc init --store "$URL/$(table two)" "$BATS_TEST_TMPDIR/two"
+	perc -d "$BATS_TEST_TMPDIR/one" set r c 1
+	perc -d "$BATS_TEST_TMPDIR/one" init --observe c
+	run -1 perc -d "$BATS_TEST_TMPDIR/two" get r c
+	run -0 perc -d "$BATS_TEST_TMPDIR/two" scan
+	assert_output ''
+	run -0 perc -d "$BATS_TEST_TMPDIR/two" resolve-locks
+	assert_output ''
+}
+
+@test "init refuses a cluster whose settings could lose a commit, naming the setting" {
+	own_cluster
+	p=$("$CLUSTER" masters "$BATS_TEST_TMPDIR/c" | head -n 1)
+	p=${p##*:}
+	while read -r name bad good; do
+		rcli "$p" config set "$name" "$bad"
+		run -2 --separate-stderr perc init --store "$URL/t" \
+		    "$BATS_TEST_TMPDIR/d"
+		assert_error_line "*$name*$bad*"
+		[ ! -e "$BATS_TEST_TMPDIR/d/config" ]
+		rm -rf "$BATS_TEST_TMPDIR/d"
+		rcli "$p" config set "$name" "$good"
+	done <<-EOF
+	appendfsync everysec always
+	appendonly no yes
+	maxmemory-policy allkeys-lru noeviction
+	EOF
+	run -0 perc init --store "$URL/t" "$BATS_TEST_TMPDIR/d"
+}
+
+@test "a cluster that stays down: exit 4 with one clear line, nothing half-done" {
+	own_cluster
+	perc init --store "$URL/t" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=2
+	perc set r c v
+	t=$(perc begin)
+	perc set -t "$t" r c w
+	"$CLUSTER" stop "$BATS_TEST_TMPDIR/c"
+	for cmd in "get r c" "set s c v" "commit -t $t" "scan" "ts"; do
+		# shellcheck disable=SC2086 # the command's words
+		run -4 --separate-stderr perc $cmd
+		assert_error_line "*redis*"
+	done
+	"$CLUSTER" start "$BATS_TEST_TMPDIR/c" > /dev/null
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+	export PERC_LOCK_TIMEOUT=10
+	run -0 perc scan
+	assert_output $'r\tc\tv'
+}
+
+@test "a restart of every node keeps every committed cell and the oracle" {
+	own_cluster
+	perc init --store "$URL/t" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	for i in $(seq 20); do
+		t=$(perc begin)
+		perc set -t "$t" "row$i" c "v$i"
+		perc set -t "$t" "row$i" d "w$i"
+		perc commit -t "$t" > /dev/null
+	done
+	before=$(perc scan)
+	last=$(perc ts)
+	"$CLUSTER" stop "$BATS_TEST_TMPDIR/c"
+	"$CLUSTER" start "$BATS_TEST_TMPDIR/c" > /dev/null
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+	run -0 perc scan
+	assert_output "$before"
+	[ "${#lines[@]}" -eq 40 ]
+	[ "$(perc ts)" -gt "$last" ]
+}
+
+# worker ID COUNT: COUNT transfers between five accounts, each retried
+# with a new transaction on a conflict (exit 3); every commit that
+# printed a timestamp goes to $LOG as "TS FROM TO AMOUNT".  Anything
+# else that goes wrong is written to $FAIL.
+worker() {
+	local id=$1 count=$2 n=0 tries=0 f to amt t a b ts rc
+	RANDOM=$((id * 7919 + 13))
+	while [ "$n" -lt "$count" ]; do
+		tries=$((tries + 1))
+		if [ "$tries" -gt 5000 ]; then
+			echo "worker $id: no progress" >> "$FAIL"
+			return 1
+		fi
+		f=$((RANDOM % 5))
+		to=$(((f + 1 + RANDOM % 4) % 5))
+		amt=$((RANDOM % 10 + 1))
+		t=$(perc begin) &&
+		    a=$(perc get -t "$t" "acct$f" bal) &&
+		    b=$(perc get -t "$t" "acct$to" bal) &&
+		    perc set -t "$t" "acct$f" bal $((a - amt)) &&
+		    perc set -t "$t" "acct$to" bal $((b + amt)) ||
+			{ echo "worker $id: exit $? before commit" >> "$FAIL"; return 1; }
+		rc=0
+		ts=$(perc commit -t "$t" 2> "$BATS_TEST_TMPDIR/err.$id") || rc=$?
+		case $rc in
+		0)
+			echo "$ts $f $to $amt" >> "$LOG"
+			n=$((n + 1)) ;;
+		3) ;;
+		*)
+			echo "worker $id: commit exit $rc: $(cat "$BATS_TEST_TMPDIR/err.$id")" \
+			    >> "$FAIL"
+			return 1 ;;
+		esac
+	done
+}
+
+# Until $STOP exists (and at least four times): a scan of the five
+# accounts, its total written to $TOTALS.
+reader() {
+	local k=0 out
+	while { [ ! -e "$STOP" ] || [ "$k" -lt 4 ]; } && [ "$k" -lt 10000 ]; do
+		k=$((k + 1))
+		out=$(perc scan --column bal) ||
+			{ echo "reader: scan exit $?" >> "$FAIL"; return 1; }
+		awk -F '\t' '{ s += $3 } END { print s, NR }' <<<"$out" >> "$TOTALS"
+	done
+}
+
+@test "bank transfers from 4 workers while a master is killed: sums right, nothing printed lost" {
+	own_cluster
+	perc init --store "$URL/bank" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=30
+	export LOG=$BATS_TEST_TMPDIR/log TOTALS=$BATS_TEST_TMPDIR/totals
+	export STOP=$BATS_TEST_TMPDIR/stop
+	t=$(perc begin)
+	for i in 0 1 2 3 4; do
+		perc set -t "$t" "acct$i" bal 100
+	done
+	perc commit -t "$t" > /dev/null
+	: > "$LOG"
+	: > "$TOTALS"
+	export -f worker reader
+	timeout 600 bash -c reader 3>&- &
+	rpid=$!
+	BG_PIDS+=("$rpid")
+	pids=()
+	for w in 1 2 3 4; do
+		timeout 600 bash -c "worker $w 30" 3>&- &
+		pids+=($!)
+		BG_PIDS+=($!)
+	done
+	# Kill a master once the workers are well under way.
+	for _ in $(seq 600); do
+		[ "$(wc -l < "$LOG")" -ge 20 ] && break
+		sleep 0.1
+	done
+	[ "$(wc -l < "$LOG")" -ge 20 ]
+	"$CLUSTER" kill "$BATS_TEST_TMPDIR/c" 1
+	for p in "${pids[@]}"; do
+		wait "$p" || echo "a worker exited $?" >> "$FAIL"
+	done
+	touch "$STOP"
+	wait "$rpid" || echo "the reader exited $?" >> "$FAIL"
+	run cat "$FAIL"
+	assert_output ''
+	[ "$(wc -l < "$LOG")" -eq 120 ]
+	# Every snapshot saw five accounts summing to 500.
+	run awk '$1 != 500 || $2 != 5' "$TOTALS"
+	assert_output ''
+	# Replaying every printed transfer gives the final balances.
+	run -0 perc scan --column bal
+	expect=$(awk '{ b[$2] -= $4; b[$3] += $4 }
+	    END { for (i = 0; i < 5; i++) printf "acct%d\tbal\t%d\n", i, 100 + b[i] }' \
+	    "$LOG")
+	assert_output "$expect"
+}
