@@ -623,14 +623,12 @@ store_redis_open(struct store **out, const char *url, const char *dir,
 	*out = NULL;
 	if ((rc = rs_connect(&s, url, timeout_ms, deadline)) < 0)
 		return rc;
-	if ((rc = lease_owner(s, dir)) < 0) {
-		rs_dispose(&s->base);
-		return rc;
-	}
 	if ((rc = marker_check(s, deadline)) == PERC_ENOTFOUND)
 		rc = error_set(PERC_ENOTDB, "redis table '%s' does not exist "
 		    "in the store %s; make it with perc init --store",
 		    s->table, error_quote(str(url)));
+	if (rc == 0)
+		rc = lease_owner(s, dir);
 	if (rc < 0) {
 		rs_dispose(&s->base);
 		return rc;
