@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <hiredis/sds.h>
 
@@ -67,6 +68,7 @@ struct rc_cluster {
 	unsigned       round;       /* counts rounds, for load_round */
 	unsigned       loads;       /* counts map loads, for tried_load */
 	long           noroute;     /* a slot no node served, or -1 */
+	pid_t          pid;         /* the process whose connections these are */
 	struct script *scripts;
 	size_t         nscripts;
 };
@@ -600,6 +602,27 @@ unreachable(rc_cluster *cl)
 	    "%s; check it and retry", msg);
 }
 
+/*
+ * A child forked after the client connected (run-observer --workers)
+ * shares its parent's sockets: two processes writing one connection and
+ * reading each other's replies.  The child drops the inherited ones,
+ * closing its copy of each descriptor without a word on it (redisFree
+ * writes nothing), and opens its own as commands need them.
+ */
+static void
+own_connections(rc_cluster *cl)
+{
+	size_t k;
+
+	if (cl->pid == getpid())
+		return;
+	for (k = 0; k < cl->nnodes; k++) {
+		redisFree(cl->nodes[k].ctx);
+		cl->nodes[k].ctx = NULL;
+	}
+	cl->pid = getpid();
+}
+
 /* Have a map that is not stale, trying until deadline. */
 static int
 ensure_map(rc_cluster *cl, int64_t deadline)
@@ -607,6 +630,7 @@ ensure_map(rc_cluster *cl, int64_t deadline)
 	unsigned delay = BACKOFF_MIN_US;
 	struct node *nd;
 
+	own_connections(cl);
 	cl->gen++;
 	cl->noroute = -1;
 	while (!cl->have_map || cl->stale) {
@@ -641,6 +665,7 @@ rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
 	}
 	for (i = 0; i < RC_SLOTS; i++)
 		cl->slots[i] = -1;
+	cl->pid = getpid();
 	for (i = 0; i < n; i++)
 		if (node_get(cl, addrs[i].host, strlen(addrs[i].host),
 		    addrs[i].port) < 0) {
@@ -962,6 +987,7 @@ exec_entries(rc_cluster *cl, struct rc_entry *es, size_t n,
 	int rounds = 0, pause, rc;
 	size_t i;
 
+	own_connections(cl);
 	cl->gen++;
 	cl->noroute = -1;
 	for (;;) {

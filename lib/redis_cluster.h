@@ -28,7 +28,9 @@
  *  - A command whose connection broke after it was written may have
  *    run, and is sent again: commands must be idempotent or check
  *    their own preconditions, as perc's single-row scripts do.
- *  - One thread at a time per rc_cluster.
+ *  - One thread at a time per rc_cluster.  A process forked from one
+ *    that used it may go on using its copy: the child's first call
+ *    leaves the inherited connections to the parent and opens its own.
  */
 #ifndef REDIS_CLUSTER_H
 #define REDIS_CLUSTER_H
