@@ -55,7 +55,7 @@ fresh_url(const char *url, char *u, size_t size)
 
 	table_url(u, size, url);
 	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
-	CHECK(store_redis_open(&s, u, "/nonexistent", LIVE_MS) == 0);
+	CHECK(store_redis_open(&s, u, "/", LIVE_MS) == 0);
 	if (s == NULL)
 		printf("# %s\n", perc_errmsg());
 	return s;
@@ -208,11 +208,11 @@ test_rs_open_missing(const char *dir)
 	if (url == NULL)
 		return;
 	table_url(u, sizeof(u), url);
-	CHECK(store_redis_open(&s, u, "/x", LIVE_MS) == PERC_ENOTDB);
+	CHECK(store_redis_open(&s, u, "/", LIVE_MS) == PERC_ENOTDB);
 	CHECK(s == NULL);
 	/* init twice joins the table and changes nothing. */
 	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
-	CHECK(store_redis_open(&s, u, "/x", LIVE_MS) == 0);
+	CHECK(store_redis_open(&s, u, "/", LIVE_MS) == 0);
 	if (s == NULL)
 		return;
 	put(s, "r", "c", "v");
@@ -673,8 +673,8 @@ test_rs_oracle(const char *dir)
 		return;
 	table_url(u, sizeof(u), url);
 	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
-	CHECK(store_redis_open(&s, u, "/x", LIVE_MS) == 0);
-	CHECK(store_redis_open(&s2, u, "/x", LIVE_MS) == 0);
+	CHECK(store_redis_open(&s, u, "/", LIVE_MS) == 0);
+	CHECK(store_redis_open(&s2, u, "/", LIVE_MS) == 0);
 	if (s == NULL || s2 == NULL)
 		return;
 	CHECK(s->ops->ts_last(s, &a, clock_deadline(LIVE_MS)) == 0 && a == 0);
