@@ -99,10 +99,12 @@ tests/unit/unit: $(TESTOBJ) libperc.a
 # (tests/bats-shards).
 CHECK_JOBS = 2
 CHECK_BATS = $(wildcard tests/*.bats)
-# (Not yet on the Redis store: hostile.bats, observer.bats and
-# run-observer.bats, whose failures there are being fixed.)
+# (Not yet on the Redis store: hostile.bats, whose two 64 MiB tests
+# fail there on a loaded machine: a 64 MiB write blocks a node of the
+# loopback cluster longer than its cluster-node-timeout, a failover
+# follows, and PERC_LOCK_TIMEOUT=2 runs out while it settles.)
 REDIS_BATS = $(filter-out tests/cluster.bats tests/redis.bats \
-	tests/hostile.bats tests/observer.bats tests/run-observer.bats, \
+	tests/hostile.bats, \
 	$(shell grep -l perc_fresh_dir tests/*.bats))
 check test: all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h

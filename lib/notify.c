@@ -88,15 +88,36 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
  * Begin the observer transaction for dirty cell (row, col): a
  * transaction whose journal already holds the ack.  PERC_ENOTFOUND
  * (and no transaction) when the cell is no longer dirty, because
- * another runner handled it before our start.
+ * another runner handled it before our start, or not yet ready: the
+ * write behind its notification is still being committed.
  */
 int
 perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
     perc_bytes col)
 {
 	static const perc_bytes none = { "", 0 };
+	perc_buf val = PERC_BUF_INIT;
 	int rc;
 
+	/*
+	 * First let the writes behind the cell's notifications finish.
+	 * On a Redis store a notify cell is there from the prewrite on,
+	 * before the commit point of its write: an observer whose
+	 * snapshot began in between would miss that write, clear nothing,
+	 * and still commit a run, and the write would run once more: two
+	 * runs for one notification.  A read at a fresh snapshot waits
+	 * out (or cleans up) every lock below it, so the transaction begun
+	 * after it sees every write whose notification was there before.
+	 * On the LevelDB store a commit holds the store throughout, and
+	 * the read meets no lock of a live writer.
+	 */
+	*out = NULL;
+	rc = perc_snapshot_get(&val, db, 0, row, col);
+	perc_buf_dispose(&val);
+	if (rc == PERC_ETIMEOUT)
+		return PERC_ENOTFOUND;  /* a long commit: a later pass */
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		return rc;
 	if ((rc = perc_txn_begin(out, db)) < 0)
 		return rc;
 	if ((rc = notify_pending(db, row, col)) == 0)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <hiredis/sds.h>
 
@@ -46,6 +47,7 @@ struct node {
 	unsigned      tried_load;   /* the map load that last asked it */
 	char          why[160];     /* and what went wrong then */
 	size_t        sent0, nsent; /* its share of a round's sent[] */
+	size_t        bytes;        /* the round's command bytes to it */
 };
 
 struct script {
@@ -67,6 +69,7 @@ struct rc_cluster {
 	unsigned       round;       /* counts rounds, for load_round */
 	unsigned       loads;       /* counts map loads, for tried_load */
 	long           noroute;     /* a slot no node served, or -1 */
+	pid_t          pid;         /* the process whose connections these are */
 	struct script *scripts;
 	size_t         nscripts;
 };
@@ -341,8 +344,18 @@ node_fail(rc_cluster *cl, int k, const char *why)
 	cl->stale = 1;
 }
 
+/*
+ * How long to wait on one connect, write or read: min(time left,
+ * RC_IO_MS), plus RC_WORK_MS_PER_MIB for each MiB of the commands in
+ * flight on that connection.  A node storing a value of 64 MiB (its
+ * script, the AOF fsync, the copy to a replica that WAIT waits for) is
+ * alive but busy for seconds; without the allowance the client took it
+ * for a dead one, and sent the command again and again until the
+ * deadline.  The allowance is work, not waiting: a call may run past
+ * its deadline by that much.
+ */
 static struct timeval
-io_timeout(int64_t deadline)
+io_timeout(int64_t deadline, size_t bytes)
 {
 	int64_t ms = deadline - clock_mono_ms();
 	struct timeval tv;
@@ -351,6 +364,7 @@ io_timeout(int64_t deadline)
 		ms = RC_IO_MS;
 	if (ms < 1)
 		ms = 1;         /* 0 would mean no timeout at all */
+	ms += (int64_t)(bytes >> 20) * RC_WORK_MS_PER_MIB;
 	tv.tv_sec = (time_t)(ms / 1000);
 	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	return tv;
@@ -364,7 +378,7 @@ node_connect(rc_cluster *cl, int k, int64_t deadline)
 
 	if (nd->ctx == NULL) {
 		c = redisConnectWithTimeout(nd->addr.host, nd->addr.port,
-		    io_timeout(deadline));
+		    io_timeout(deadline, 0));
 		if (c == NULL || c->err) {
 			node_note(cl, k, c ? c->errstr : "out of memory");
 			redisFree(c);
@@ -374,7 +388,8 @@ node_connect(rc_cluster *cl, int k, int64_t deadline)
 		nd->ctx = c;
 	}
 	/* hiredis 0.14 bounds the connect only; this bounds the rest. */
-	if (redisSetTimeout(nd->ctx, io_timeout(deadline)) != REDIS_OK) {
+	if (redisSetTimeout(nd->ctx, io_timeout(deadline, nd->bytes)) !=
+	    REDIS_OK) {
 		node_fail(cl, k, nd->ctx->errstr);
 		return NULL;
 	}
@@ -417,6 +432,7 @@ node_call(rc_cluster *cl, int k, int argc, const char **argv,
 	redisContext *c;
 	void *r = NULL;
 
+	cl->nodes[k].bytes = 0;         /* small: a map or a script */
 	if ((c = node_connect(cl, k, deadline)) == NULL)
 		return NULL;
 	if (redisAppendCommandArgv(c, argc, argv, argvlen) != REDIS_OK ||
@@ -600,6 +616,27 @@ unreachable(rc_cluster *cl)
 	    "%s; check it and retry", msg);
 }
 
+/*
+ * A child forked after the client connected (run-observer --workers)
+ * shares its parent's sockets: two processes writing one connection and
+ * reading each other's replies.  The child drops the inherited ones,
+ * closing its copy of each descriptor without a word on it (redisFree
+ * writes nothing), and opens its own as commands need them.
+ */
+static void
+own_connections(rc_cluster *cl)
+{
+	size_t k;
+
+	if (cl->pid == getpid())
+		return;
+	for (k = 0; k < cl->nnodes; k++) {
+		redisFree(cl->nodes[k].ctx);
+		cl->nodes[k].ctx = NULL;
+	}
+	cl->pid = getpid();
+}
+
 /* Have a map that is not stale, trying until deadline. */
 static int
 ensure_map(rc_cluster *cl, int64_t deadline)
@@ -607,6 +644,7 @@ ensure_map(rc_cluster *cl, int64_t deadline)
 	unsigned delay = BACKOFF_MIN_US;
 	struct node *nd;
 
+	own_connections(cl);
 	cl->gen++;
 	cl->noroute = -1;
 	while (!cl->have_map || cl->stale) {
@@ -641,6 +679,7 @@ rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
 	}
 	for (i = 0; i < RC_SLOTS; i++)
 		cl->slots[i] = -1;
+	cl->pid = getpid();
 	for (i = 0; i < n; i++)
 		if (node_get(cl, addrs[i].host, strlen(addrs[i].host),
 		    addrs[i].port) < 0) {
@@ -796,13 +835,19 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 {
 	static const char *asking[] = { "ASKING" };
 	static const size_t askinglen[] = { 6 };
-	struct timeval tv = io_timeout(deadline);
 	const char *wait[3] = { "WAIT", "1", NULL };
-	size_t waitlen[3], i;
+	size_t waitlen[3], i, bytes = 0;
+	struct timeval tv;
 	char ms[24];
 	redisContext *c;
-	int ok = 1, want_wait = 0;
+	int ok = 1, want_wait = 0, j;
 
+	for (i = 0; i < n; i++)
+		for (j = 0; !es[i].done && es[i].target == k &&
+		    j < es[i].argc; j++)
+			bytes += es[i].argvlen[j];
+	cl->nodes[k].bytes = bytes;
+	tv = io_timeout(deadline, bytes);
 	if ((c = node_connect(cl, k, deadline)) == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -911,6 +956,7 @@ run_round(rc_cluster *cl, struct rc_entry *es, size_t n, int64_t deadline,
 	for (k = 0; k < cl->nnodes; k++) {
 		cl->nodes[k].sent0 = ns;
 		cl->nodes[k].nsent = 0;
+		cl->nodes[k].bytes = 0;
 		for (i = 0; i < n && (es[i].done || es[i].target != (int)k); i++)
 			;
 		if (i < n && queue_node(cl, (int)k, es, n, sent, &ns,
@@ -962,6 +1008,7 @@ exec_entries(rc_cluster *cl, struct rc_entry *es, size_t n,
 	int rounds = 0, pause, rc;
 	size_t i;
 
+	own_connections(cl);
 	cl->gen++;
 	cl->noroute = -1;
 	for (;;) {

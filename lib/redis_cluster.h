@@ -14,9 +14,12 @@
  *    message names the nodes tried and what each said.
  *  - Deadlines are absolute, in ms of clock_mono_ms() (as
  *    clock_deadline() makes them).  No call waits past its deadline by
- *    more than a moment, whatever the network does, with one exception:
- *    resolving a host name (getaddrinfo) has no timeout.  Each connect,
- *    write and read waits at most min(time left, RC_IO_MS).
+ *    more than a moment, whatever the network does, with two
+ *    exceptions: resolving a host name (getaddrinfo) has no timeout,
+ *    and a node busy with large commands is given time to do the work:
+ *    each write and read waits at most min(time left, RC_IO_MS) plus
+ *    RC_WORK_MS_PER_MIB for each MiB the round sent to that node.
+ *    Each connect waits at most min(time left, RC_IO_MS).
  *  - Keys, arguments and replies are binary-safe: perc_bytes in, and
  *    hiredis replies (redisReply: str and len) out.
  *  - A reply handed out through redisReply **out belongs to the caller,
@@ -28,7 +31,9 @@
  *  - A command whose connection broke after it was written may have
  *    run, and is sent again: commands must be idempotent or check
  *    their own preconditions, as perc's single-row scripts do.
- *  - One thread at a time per rc_cluster.
+ *  - One thread at a time per rc_cluster.  A process forked from one
+ *    that used it may go on using its copy: the child's first call
+ *    leaves the inherited connections to the parent and opens its own.
  */
 #ifndef REDIS_CLUSTER_H
 #define REDIS_CLUSTER_H
@@ -42,6 +47,7 @@
 
 #define RC_SLOTS  16384
 #define RC_IO_MS  1000         /* longest wait on one connect or read */
+#define RC_WORK_MS_PER_MIB 250 /* and more, a MiB of commands sent */
 
 typedef struct rc_cluster  rc_cluster;
 typedef struct rc_pipeline rc_pipeline;
@@ -81,7 +87,7 @@ void rc_close(rc_cluster *cl);
  * deadline_ms (see the conventions above).
  *
  * With replicas not NULL, the command is followed on the same
- * connection by WAIT 1 T (T about half of min(time left, RC_IO_MS)):
+ * connection by WAIT 1 T (T about half the read timeout above):
  * *replicas is then the number of replicas WAIT says have every write
  * so far of that connection (0 when none answered in time), or -1
  * when the master has no replica to wait for.  The caller decides

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -673,6 +674,66 @@ test_live_masters(const char *dir)
 	rc_close(cl);
 }
 
+/* SET then GET of n keys of what, each its own value: how many matched. */
+static size_t
+set_get_own(rc_cluster *cl, const char *what, size_t n)
+{
+	char key[128], val[64];
+	perc_bytes argv[3];
+	redisReply *r;
+	size_t i, ok = 0;
+	int good;
+
+	for (i = 0; i < n; i++) {
+		argv[0] = str("SET");
+		argv[1] = bytes_of(key, make_key(key, sizeof(key), what, i));
+		snprintf(val, sizeof(val), "%s-%zu", what, i);
+		argv[2] = str(val);
+		if (rc_command(&r, NULL, cl, argv[1], 3, argv,
+		    clock_deadline(LIVE_MS)) != 0)
+			continue;
+		good = reply_is(r, REDIS_REPLY_STATUS, "OK", 2);
+		freeReplyObject(r);
+		argv[0] = str("GET");
+		if (!good || rc_command(&r, NULL, cl, argv[1], 2, argv,
+		    clock_deadline(LIVE_MS)) != 0)
+			continue;
+		ok += reply_is(r, REDIS_REPLY_STRING, val, strlen(val));
+		freeReplyObject(r);
+	}
+	return ok;
+}
+
+/*
+ * A child forked after the client connected (run-observer --workers)
+ * and its parent both go on using it: neither reads the other's
+ * replies.
+ */
+static void
+test_live_fork(const char *dir)
+{
+	rc_cluster *cl = live_open();
+	int status = -1;
+	pid_t pid;
+
+	(void)dir;
+	if (cl == NULL)
+		return;
+	CHECK(set_get_own(cl, "fork-parent", 50) == 50);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		status = set_get_own(cl, "fork-child", 500) == 500;
+		del_keys(cl, "fork-child", 500);   /* its keys: its pid */
+		_exit(status ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK(set_get_own(cl, "fork-parent", 500) == 500);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	del_keys(cl, "fork-parent", 500);
+	rc_close(cl);
+}
+
 const struct unit_test redis_cluster_tests[] = {
 	{ "redis: hash slots follow the cluster spec", test_slots },
 	{ "redis: seed lists parse, garbage is a usage error", test_seeds },
@@ -686,5 +747,7 @@ const struct unit_test redis_cluster_tests[] = {
 	{ "redis: a stale slot map is put right by MOVED", test_live_moved },
 	{ "redis: ASK during a migration is followed once", test_live_ask },
 	{ "redis: commands run on each master", test_live_masters },
+	{ "redis: a forked child and its parent share a client safely",
+	    test_live_fork },
 	{ NULL, NULL }
 };
