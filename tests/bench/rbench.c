@@ -168,6 +168,13 @@ lib_run(void *state, int n)
 			die("commit");
 		perc_txn_free(txn);
 	}
+	if (perc_snapshot_get(&va, s->db, 0, b(s->a), b("bal")) < 0 ||
+	    perc_snapshot_get(&vb, s->db, 0, b(s->b), b("bal")) < 0)
+		die("check");
+	if (atol(va.data) + atol(vb.data) != 1000000) {
+		fprintf(stderr, "rbench: libperc's transfers lost money\n");
+		exit(1);
+	}
 	perc_buf_dispose(&va);
 	perc_buf_dispose(&vb);
 	perc_db_release(s->db);
@@ -422,10 +429,17 @@ static void
 raw_run(void *state, int n)
 {
 	struct raw_state *s = state;
+	uint64_t ts;
 	int i;
 
 	for (i = 0; i < n; i++)
 		raw_transfer(s);
+	ts = raw_ts(s);
+	if (raw_get(s, 0, ts) + raw_get(s, 1, ts) != 1000000) {
+		fprintf(stderr, "rbench: the hand-written transfers lost "
+		    "money\n");
+		exit(1);
+	}
 	if (s->wait_missed > 0)
 		fprintf(stderr, "rbench: %ld WAITs met no replica in time\n",
 		    s->wait_missed);

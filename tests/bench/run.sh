@@ -21,6 +21,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
+# BENCH_REDIS_SCALE: the same for the Redis part alone (default
+# BENCH_SCALE): BENCH_SCALE=0.02 BENCH_REDIS_SCALE=1 measures the Redis
+# store in full after a quick pass over the rest.
 n() { awk -v n="$1" -v s="$SCALE" 'BEGIN { v = int(n * s); print v < 1 ? 1 : v }'; }
 
 printf 'figure\tvalue\tunit\tbaseline\tratio\ttarget\n' > "$tsv"
@@ -231,6 +234,7 @@ echo "table files in the store: $(ls "$work/open/store" | grep -c '\.ldb$' || tr
 echo "== Redis Cluster store: 3 masters, 3 replicas on loopback, appendfsync always"
 redis_part() {
 	local url raw lib get set c c4 co4 name p start=$SECONDS
+	local SCALE=${BENCH_REDIS_SCALE:-$SCALE}        # n() sees this one
 	cluster="$work/cluster"
 	if ! url=$("$top/tests/cluster" start "$cluster" 2> "$work/cluster.err"); then
 		echo "(the loopback cluster did not start: Redis figures skipped)"
