@@ -296,7 +296,9 @@ tests/bench/rbench: tests/bench/rbench.c libperc.a
 	    tests/bench/rbench.c libperc.a $(STATIC_LIBS)
 
 # Benchmarks: figures and ratios, never pass or fail.  BENCH_SCALE=0.1
-# shrinks every count for a quick look.
+# shrinks every count for a quick look.  The Redis store's figures run
+# on a loopback cluster of their own (tests/cluster), when redis-server
+# is installed; BENCH_REDIS_SCALE scales that part alone.
 bench: all tests/bench/bench tests/bench/rbench
 	tests/bench/run.sh
 
