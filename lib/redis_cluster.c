@@ -489,6 +489,25 @@ slots_range(rc_cluster *cl, int from, const redisReply *e, long long *lo,
 	return m;
 }
 
+/*
+ * A seed list of one server that is not a cluster node: it serves
+ * every slot, with no replica to wait for (its AOF keeps what it
+ * acknowledges).  Among several seeds such a node is a mistake.
+ */
+static int
+lone_server(rc_cluster *cl, int from)
+{
+	size_t s;
+
+	for (s = 0; s < RC_SLOTS; s++)
+		cl->slots[s] = (int16_t)from;
+	cl->nodes[from].listed = cl->nodes[from].master = 1;
+	cl->nodes[from].replicas = 0;
+	cl->have_map = 1;
+	cl->stale = 0;
+	return 0;
+}
+
 /* Install the map in reply r of CLUSTER SLOTS from node from: 0 or -1. */
 static int
 load_slots(rc_cluster *cl, int from, const redisReply *r)
@@ -500,8 +519,11 @@ load_slots(rc_cluster *cl, int from, const redisReply *r)
 
 	if (r->type == REDIS_REPLY_ERROR) {
 		node_note(cl, from, r->str);
-		if (strstr(r->str, "cluster support disabled") != NULL)
-			cl->not_cluster = from + 1;
+		if (strstr(r->str, "cluster support disabled") == NULL)
+			return -1;
+		if (cl->nnodes == 1)
+			return lone_server(cl, from);
+		cl->not_cluster = from + 1;
 		return -1;
 	}
 	if (r->type != REDIS_REPLY_ARRAY || r->elements == 0) {

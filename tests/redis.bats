@@ -33,6 +33,33 @@ teardown() {
 	if [ -d "$BATS_TEST_TMPDIR/c" ]; then
 		"$CLUSTER" stop "$BATS_TEST_TMPDIR/c"
 	fi
+	if [ -s "$BATS_TEST_TMPDIR/lone/pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/lone/pid")" 2> /dev/null || true
+	fi
+}
+
+# lone_server: one redis-server, not a cluster, on a free port of its
+# own (LONE_PORT), its data in $BATS_TEST_TMPDIR/lone.
+lone_server() {
+	local d=$BATS_TEST_TMPDIR/lone try
+	mkdir -p "$d"
+	for try in $(seq 20); do
+		LONE_PORT=$((30000 + RANDOM % 2700))
+		redis-server --port "$LONE_PORT" --bind 127.0.0.1 --dir "$d" \
+		    --appendonly yes --appendfsync always --save '' \
+		    --daemonize yes --pidfile "$d/pid" --logfile "$d/log" ||
+			continue
+		# Ours once it answers from our directory; a taken port
+		# makes it exit instead.
+		for _ in $(seq 50); do
+			if [ "$(rcli "$LONE_PORT" config get dir 2> /dev/null |
+			    tail -n 1)" = "$d" ]; then
+				return 0
+			fi
+			sleep 0.1
+		done
+	done
+	fail "could not start a lone redis-server"
 }
 
 # own_cluster: a cluster for this test alone, to break; sets URL.
@@ -111,6 +138,25 @@ table() {
 	assert_output $'x\tc\tnew\ny\tc\tnew'
 	run -0 perc show z c
 	refute_output --partial lock
+}
+
+@test "a lone Redis server, not a cluster, is a store of one node" {
+	lone_server
+	url=redis://127.0.0.1:$LONE_PORT/t
+	run -0 perc init --store "$url" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	perc set r c v
+	t=$(perc begin)
+	perc set -t "$t" r c w
+	perc set -t "$t" s c x
+	run -0 perc commit -t "$t"
+	run -0 perc scan
+	assert_output $'r\tc\tw\ns\tc\tx'
+	# Among several seeds, a server that is not a cluster node is refused.
+	run -7 --separate-stderr perc init \
+	    --store "redis://127.0.0.1:$LONE_PORT,127.0.0.1:1/u" \
+	    "$BATS_TEST_TMPDIR/e"
+	assert_error_line "*not a cluster node*"
 }
 
 @test "tables on one cluster never see each other" {
