@@ -306,10 +306,10 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man1/perc.1 $(DESTDIR)$(MANDIR)/man1/perc-*.1
 	rm -f $(DESTDIR)$(PCDIR)/perc.pc $(DESTDIR)$(BASHCOMPDIR)/perc
 
-tests/bench/bench: tests/bench/bench.c libperc.a
+tests/bench/bench: tests/bench/bench.c tests/bench/common.h libperc.a
 	$(CXX) -x c -std=c11 $(PERC_CFLAGS) $(CFLAGS) -x none $(LDFLAGS) -o $@ \
 	    tests/bench/bench.c libperc.a $(STATIC_LIBS)
-tests/bench/rbench: tests/bench/rbench.c libperc.a
+tests/bench/rbench: tests/bench/rbench.c tests/bench/common.h libperc.a
 	$(CXX) -x c -std=c11 $(PERC_CFLAGS) $(CFLAGS) -x none $(LDFLAGS) -o $@ \
 	    tests/bench/rbench.c libperc.a $(STATIC_LIBS)
 

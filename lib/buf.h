@@ -3,6 +3,7 @@
 #define BUF_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "perc.h"
 
@@ -28,6 +29,13 @@ bytes_of(const void *data, size_t len)
 	perc_bytes b = { data, len };
 
 	return b;
+}
+
+/* A C string's bytes, without its NUL. */
+static inline perc_bytes
+bytes_str(const char *s)
+{
+	return bytes_of(s, strlen(s));
 }
 
 int bytes_cmp(perc_bytes a, perc_bytes b);

@@ -61,3 +61,11 @@ error_quote(perc_bytes bytes)
 	perc_buf_dispose(&esc);
 	return out;
 }
+
+int
+error_conflict(perc_bytes row, perc_bytes col, const char *why)
+{
+	return error_set(PERC_ECONFLICT, "write conflict on row '%s' column "
+	    "'%s': %s; retry with a new transaction", error_quote(row),
+	    error_quote(col), why);
+}

@@ -11,6 +11,9 @@
 int error_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A write-write conflict on (row, col), why as the reason: ECONFLICT. */
+int error_conflict(perc_bytes row, perc_bytes col, const char *why);
+
 /* Quote bytes for a message: escaped as in TSV output, at most 60. */
 const char *error_quote(perc_bytes bytes);
 #endif

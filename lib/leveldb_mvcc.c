@@ -256,14 +256,6 @@ write_conflicts(const struct write *w, const struct write_rec *wr)
 	return 1;
 }
 
-static int
-conflict(perc_bytes row, perc_bytes col, const char *why)
-{
-	return error_set(PERC_ECONFLICT, "write conflict on row '%s' column "
-	    "'%s': %s; retry with a new transaction", error_quote(row),
-	    error_quote(col), why);
-}
-
 /*
  * Prewrite w for the transaction whose lock record is lock: check that
  * nobody committed the cell since our start and that no lock is in
@@ -303,7 +295,7 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
 			goto done;
 		if (wr.start_ts == lock->start_ts && wr.op == OP_ROLLBACK) {
-			rc = conflict(row, col, "this transaction was rolled "
+			rc = error_conflict(row, col, "this transaction was rolled "
 			    "back by another process");
 			goto done;
 		}
@@ -324,7 +316,7 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 	if (rc != PERC_ENOTFOUND)
 		goto done;
 	if (newer) {
-		rc = conflict(row, col, w->ack ? "another observer or writer "
+		rc = error_conflict(row, col, w->ack ? "another observer or writer "
 		    "got there after this one began" : "another transaction "
 		    "committed it after this one began");
 		goto done;
@@ -387,7 +379,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 		if (rc == 0 && op != OP_ROLLBACK)
 			goto done;      /* committed before: nothing to do */
 		if (rc == 0 || rc == PERC_ENOTFOUND)
-			rc = conflict(row, col, "this transaction was rolled "
+			rc = error_conflict(row, col, "this transaction was rolled "
 			    "back by another process");
 		goto done;
 	}

@@ -15,12 +15,6 @@
 #include "journal.h"
 #include "store_redis.h"
 
-static perc_bytes
-str(const char *s)
-{
-	return bytes_of(s, strlen(s));
-}
-
 /* Element i of a script's reply, a string: else NULL. */
 static const redisReply *
 elem_str(const redisReply *r, size_t i)
@@ -38,14 +32,6 @@ key_ts(perc_ts *out, const redisReply *key)
 		return -1;
 	*out = ~codec_get_u64((const unsigned char *)key->str + key->len - 8);
 	return 0;
-}
-
-static int
-conflict(perc_bytes row, perc_bytes col, const char *why)
-{
-	return error_set(PERC_ECONFLICT, "write conflict on row '%s' column "
-	    "'%s': %s; retry with a new transaction", error_quote(row),
-	    error_quote(col), why);
 }
 
 /*
@@ -107,7 +93,7 @@ rs_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(ts8, 8);
 	args[2] = bytes_of(kstart, has_known ? 8 : 0);
-	args[3] = str(has_known && known->commit_ts != 0 &&
+	args[3] = bytes_str(has_known && known->commit_ts != 0 &&
 	    known->commit_ts <= ts ? "1" : "0");
 	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 4, args,
 	    "reading a cell")) < 0)
@@ -150,8 +136,8 @@ rs_get_lock(struct store *base, struct lock_rec *out, perc_bytes row,
 	    LOCK_TS)) < 0)
 		goto done;
 	rs_bucket_key(v, s, rs_bucket(row), 'v');
-	argv[0] = str("HGET");
-	argv[1] = str(v);
+	argv[0] = bytes_str("HGET");
+	argv[1] = bytes_str(v);
 	argv[2] = buf_bytes(&key);
 	if ((rc = rs_row_command(&r, s, row, 3, argv)) < 0)
 		goto done;
@@ -239,8 +225,8 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	args[1] = bytes_of(start8, 8);
 	args[2] = buf_bytes(&enc);
 	args[3] = bytes_of(&op, 1);
-	args[4] = str(w->ack ? "1" : "0");
-	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : str("");
+	args[4] = bytes_str(w->ack ? "1" : "0");
+	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : bytes_str("");
 	args[6] = buf_bytes(&nkey);
 	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, 7, args,
 	    "writing a lock")) < 0)
@@ -249,7 +235,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	if (code == 0)
 		rc = 0;
 	else if (code == 1)
-		rc = conflict(row, col, "this transaction was rolled back by "
+		rc = error_conflict(row, col, "this transaction was rolled back by "
 		    "another process");
 	else if (code == 2 && key_ts(committed_at, v) == 0)
 		rc = PERC_ECOMMITTED;
@@ -257,7 +243,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 		rc = codec_lock_decode(blocker, v->str, v->len) < 0 ? PERC_EIO :
 		    PERC_ELOCKED;
 	else if (code == 4)
-		rc = conflict(row, col, w->ack ? "another observer or writer "
+		rc = error_conflict(row, col, w->ack ? "another observer or writer "
 		    "got there after this one began" : "another transaction "
 		    "committed it after this one began");
 	else
@@ -318,7 +304,7 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	if (rc < 0)
 		goto done;
 	if (code == 1)
-		rc = conflict(row, col, "this transaction was rolled back by "
+		rc = error_conflict(row, col, "this transaction was rolled back by "
 		    "another process");
 	else if (code != 0)
 		rc = rs_bad_reply(s, "committing a cell");

@@ -41,12 +41,6 @@
 /* The most timestamps one oracle call hands out. */
 #define TS_MAX_BATCH ((uint64_t)1 << 40)
 
-static perc_bytes
-str(const char *s)
-{
-	return bytes_of(s, strlen(s));
-}
-
 void
 rs_bucket_key(char *out, const struct redis_store *s, unsigned bucket,
     char which)
@@ -107,7 +101,7 @@ rs_row_command(redisReply **out, struct redis_store *s, perc_bytes row,
 	char v[RS_KEY_MAX];
 
 	rs_bucket_key(v, s, rs_bucket(row), 'v');
-	return rc_command(out, NULL, s->cl, str(v), argc, argv,
+	return rc_command(out, NULL, s->cl, bytes_str(v), argc, argv,
 	    rs_deadline(s));
 }
 
@@ -125,7 +119,7 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 	*out = NULL;
 	for (i = 0; i < 3; i++) {
 		rs_bucket_key(names[i], s, b, "kvl"[i]);
-		keys[i] = str(names[i]);
+		keys[i] = bytes_str(names[i]);
 	}
 	if ((rc = rc_evalsha(&r, replicas, s->cl, s->script[script],
 	    keys[0], 3, keys, nargs, args, rs_deadline(s))) < 0)
@@ -169,9 +163,9 @@ rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 		    " timestamps at once", n);
 	special_key(key, s, "oracle", "ts");
 	snprintf(num, sizeof(num), "%" PRIu64, n);
-	argv[0] = str("INCRBY");
-	argv[1] = str(key);
-	argv[2] = str(num);
+	argv[0] = bytes_str("INCRBY");
+	argv[1] = bytes_str(key);
+	argv[2] = bytes_str(num);
 	for (;;) {
 		if ((rc = rc_command(&r, &replicas, s->cl, argv[1], 3, argv,
 		    deadline_ms)) < 0)
@@ -204,8 +198,8 @@ rs_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
 	int rc = 0;
 
 	special_key(key, s, "oracle", "ts");
-	argv[0] = str("GET");
-	argv[1] = str(key);
+	argv[0] = bytes_str("GET");
+	argv[1] = bytes_str(key);
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 2, argv,
 	    deadline_ms)) < 0)
 		return rc;
@@ -246,8 +240,8 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 	int alive = -1;
 
 	lease_key(key, s, lock->start_ts);
-	argv[0] = str("GET");
-	argv[1] = str(key);
+	argv[0] = bytes_str("GET");
+	argv[1] = bytes_str(key);
 	if (rc_command(&r, NULL, s->cl, argv[1], 2, argv, rs_deadline(s)) < 0)
 		return -1;
 	if (r->type == REDIS_REPLY_NIL) {
@@ -276,11 +270,11 @@ rs_lease_renew(struct store *base, perc_ts start_ts, uint32_t ttl_ms)
 
 	lease_key(key, s, start_ts);
 	snprintf(ttl, sizeof(ttl), "%" PRIu32, ttl_ms > 0 ? ttl_ms : 1);
-	argv[0] = str("SET");
-	argv[1] = str(key);
-	argv[2] = str(s->owner);
-	argv[3] = str("PX");
-	argv[4] = str(ttl);
+	argv[0] = bytes_str("SET");
+	argv[1] = bytes_str(key);
+	argv[2] = bytes_str(s->owner);
+	argv[3] = bytes_str("PX");
+	argv[4] = bytes_str(ttl);
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 5, argv,
 	    rs_deadline(s))) < 0)
 		return rc;
@@ -299,8 +293,8 @@ rs_lease_drop(struct store *base, perc_ts start_ts)
 	perc_bytes argv[2];
 
 	lease_key(key, s, start_ts);
-	argv[0] = str("DEL");
-	argv[1] = str(key);
+	argv[0] = bytes_str("DEL");
+	argv[1] = bytes_str(key);
 	/* A lease not dropped runs out by itself. */
 	if (rc_command(&r, NULL, s->cl, argv[1], 2, argv, rs_deadline(s)) == 0)
 		freeReplyObject(r);
@@ -382,7 +376,7 @@ parse_url(char **seeds, char *table, const char *url)
 	if (strncmp(p, "redis://", 8) != 0)
 		return error_set(PERC_EUSAGE, "bad store URL '%s': it should "
 		    "read redis://HOST:PORT[,HOST:PORT]...[/TABLE]",
-		    error_quote(str(url)));
+		    error_quote(bytes_str(url)));
 	p += 8;
 	if ((slash = strchr(p, '/')) == NULL) {
 		strcpy(table, "perc");
@@ -392,7 +386,7 @@ parse_url(char **seeds, char *table, const char *url)
 		if (strlen(slash + 1) < 1 || strlen(slash + 1) > RS_TABLE_MAX)
 			return error_set(PERC_EUSAGE, "bad store URL '%s': "
 			    "TABLE must have 1 to %d characters",
-			    error_quote(str(url)), RS_TABLE_MAX);
+			    error_quote(bytes_str(url)), RS_TABLE_MAX);
 		for (i = 0; slash[1 + i] != '\0'; i++)
 			if (strchr("abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
@@ -400,7 +394,7 @@ parse_url(char **seeds, char *table, const char *url)
 				return error_set(PERC_EUSAGE, "bad store URL "
 				    "'%s': TABLE may only hold letters, "
 				    "digits, '_', '.' and '-'",
-				    error_quote(str(url)));
+				    error_quote(bytes_str(url)));
 		strcpy(table, slash + 1);
 	}
 	if ((*seeds = strndup(p, n)) == NULL)
@@ -466,9 +460,9 @@ config_get(char *out, struct redis_store *s, int node, const char *name,
 	perc_bytes argv[3];
 	int rc;
 
-	argv[0] = str("CONFIG");
-	argv[1] = str("GET");
-	argv[2] = str(name);
+	argv[0] = bytes_str("CONFIG");
+	argv[1] = bytes_str("GET");
+	argv[2] = bytes_str(name);
 	if ((rc = rc_node_command(&r, s->cl, node, 3, argv, deadline_ms)) < 0)
 		return rc;
 	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
@@ -538,8 +532,8 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
 	int rc;
 
 	special_key(key, s, "oracle", "table");
-	argv[0] = str("GET");
-	argv[1] = str(key);
+	argv[0] = bytes_str("GET");
+	argv[1] = bytes_str(key);
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 2, argv,
 	    deadline_ms)) < 0)
 		return rc;
@@ -574,10 +568,10 @@ store_redis_create(const char *url, int64_t deadline_ms)
 	if ((rc = check_settings(s, deadline_ms)) < 0)
 		goto done;
 	special_key(key, s, "oracle", "table");
-	argv[0] = str("SET");
-	argv[1] = str(key);
-	argv[2] = str(MARKER);
-	argv[3] = str("NX");
+	argv[0] = bytes_str("SET");
+	argv[1] = bytes_str(key);
+	argv[2] = bytes_str(MARKER);
+	argv[3] = bytes_str("NX");
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 4, argv,
 	    deadline_ms)) < 0)
 		goto done;
@@ -626,7 +620,7 @@ store_redis_open(struct store **out, const char *url, const char *dir,
 	if ((rc = marker_check(s, deadline)) == PERC_ENOTFOUND)
 		rc = error_set(PERC_ENOTDB, "redis table '%s' does not exist "
 		    "in the store %s; make it with perc init --store",
-		    s->table, error_quote(str(url)));
+		    s->table, error_quote(bytes_str(url)));
 	if (rc == 0)
 		rc = lease_owner(s, dir);
 	if (rc < 0) {

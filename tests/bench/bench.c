@@ -19,44 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "perc.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
-static void
-die(const char *what)
-{
-	fprintf(stderr, "bench: %s: %s\n", what, perc_errmsg());
-	exit(1);
-}
-
-static perc_bytes
-b(const char *s)
-{
-	return (perc_bytes){ s, strlen(s) };
-}
 
 static int
 lat(int n, char **argv)
