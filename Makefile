@@ -32,8 +32,8 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/failpoint.o lib/inspect.o lib/journal.o lib/leveldb_mvcc.o \
 	lib/leveldb_walk.o lib/lock.o lib/notify.o lib/observe.o lib/oracle.o \
 	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
-	lib/redis_scripts.o lib/redis_walk.o lib/scan.o lib/store_leveldb.o \
-	lib/store_open.o lib/store_redis.o lib/txn.o
+	lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o lib/scan.o \
+	lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
@@ -58,7 +58,8 @@ $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h)
 # only, so the build needs nothing CI does not have.
 REDIS_LUA = lib/redis/common.lua lib/redis/read.lua \
 	lib/redis/find_commit.lua lib/redis/prewrite.lua lib/redis/commit.lua \
-	lib/redis/rollback.lua lib/redis/put.lua lib/redis/range.lua
+	lib/redis/rollback.lua lib/redis/put.lua lib/redis/range.lua \
+	lib/redis/oracle.lua
 lib/redis_scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/NAME.lua: do not edit. */\n'; \
 	  printf '#include "redis_scripts.h"\n'; \

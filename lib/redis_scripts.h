@@ -1,7 +1,8 @@
 /*
  * lib/redis_scripts.h - the Lua scripts of lib/redis/, which make turns
  * into C strings in lib/redis_scripts.c.  common is prepended to each
- * of the others when it is registered.
+ * of the scripts when it is registered; oracle is a function library
+ * of its own (redis_oracle.c).
  */
 #ifndef REDIS_SCRIPTS_H
 #define REDIS_SCRIPTS_H
@@ -14,4 +15,5 @@ extern const char redis_lua_commit[];
 extern const char redis_lua_rollback[];
 extern const char redis_lua_put[];
 extern const char redis_lua_range[];
+extern const char redis_lua_oracle[];
 #endif

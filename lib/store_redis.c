@@ -18,9 +18,9 @@
  * every master: appendonly yes with appendfsync always, so an
  * acknowledged write is in the AOF on disk, and noeviction.  What
  * decides a transaction's fate (prewrites, the commit point, rollbacks:
- * see eval_replicated in redis_mvcc.c) and each oracle step also wait
- * for a replica, when the master has one, so that a failover cannot
- * lose them.
+ * see eval_replicated in redis_mvcc.c) and each move of the oracle's
+ * ceiling (redis_oracle.c) also wait for a replica, when the master has
+ * one, so that a failover cannot lose them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,8 +38,6 @@
 #include "store_redis.h"
 
 #define MARKER       "perc-redis-table 1"
-/* The most timestamps one oracle call hands out. */
-#define TS_MAX_BATCH ((uint64_t)1 << 40)
 
 void
 rs_bucket_key(char *out, const struct redis_store *s, unsigned bucket,
@@ -48,8 +46,8 @@ rs_bucket_key(char *out, const struct redis_store *s, unsigned bucket,
 	snprintf(out, RS_KEY_MAX, "perc:{%s:%u}:%c", s->table, bucket, which);
 }
 
-static void
-special_key(char *out, const struct redis_store *s, const char *tag,
+void
+rs_special_key(char *out, const struct redis_store *s, const char *tag,
     const char *name)
 {
 	snprintf(out, RS_KEY_MAX, "perc:{%s:%s}:%s", s->table, tag, name);
@@ -136,86 +134,6 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 	*code = r->element[0]->integer;
 	*out = r;
 	return 0;
-}
-
-/*
- * The oracle is one counter, moved by INCRBY: atomic, so timestamps are
- * strictly increasing across every client, and in the AOF (appendfsync
- * always) before the reply.  It waits for a replica too, when the
- * master has one, so a failover cannot hand out a timestamp again; a
- * step no replica confirmed in time is thrown away (a gap is harmless)
- * and another taken.  A command sent twice after a broken connection
- * makes a gap too, never a repeat.  One call costs one fsync whatever n
- * is: the paper's "ceiling ahead" is what a client does with n.
- */
-static int
-rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX], num[24];
-	unsigned delay = 1000;
-	redisReply *r;
-	perc_bytes argv[3];
-	int rc, replicas;
-
-	if (n == 0 || n > TS_MAX_BATCH)
-		return error_set(PERC_EUSAGE, "cannot hand out %" PRIu64
-		    " timestamps at once", n);
-	special_key(key, s, "oracle", "ts");
-	snprintf(num, sizeof(num), "%" PRIu64, n);
-	argv[0] = bytes_str("INCRBY");
-	argv[1] = bytes_str(key);
-	argv[2] = bytes_str(num);
-	for (;;) {
-		if ((rc = rc_command(&r, &replicas, s->cl, argv[1], 3, argv,
-		    deadline_ms)) < 0)
-			return rc;
-		if (r->type == REDIS_REPLY_ERROR)
-			rc = rs_reply_error(s, r, "taking timestamps");
-		else if (r->type != REDIS_REPLY_INTEGER ||
-		    r->integer < (long long)n)
-			rc = rs_bad_reply(s, "taking timestamps");
-		else
-			*out = (perc_ts)r->integer - n + 1;
-		freeReplyObject(r);
-		if (rc < 0 || replicas != 0)
-			return rc;
-		if (clock_backoff(&delay, 100000, deadline_ms) < 0)
-			return error_set(PERC_ETIMEOUT, "no replica of the "
-			    "redis master of table '%s''s oracle confirmed a "
-			    "timestamp in time; check the cluster's replicas",
-			    s->table);
-	}
-}
-
-static int
-rs_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX], *end;
-	redisReply *r;
-	perc_bytes argv[2];
-	int rc = 0;
-
-	special_key(key, s, "oracle", "ts");
-	argv[0] = bytes_str("GET");
-	argv[1] = bytes_str(key);
-	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 2, argv,
-	    deadline_ms)) < 0)
-		return rc;
-	*out = 0;
-	if (r->type == REDIS_REPLY_STRING) {
-		errno = 0;
-		*out = strtoull(r->str, &end, 10);
-		if (errno != 0 || end == r->str || *end != '\0')
-			rc = rs_bad_reply(s, "reading the oracle");
-	} else if (r->type == REDIS_REPLY_ERROR) {
-		rc = rs_reply_error(s, r, "reading the oracle");
-	} else if (r->type != REDIS_REPLY_NIL) {
-		rc = rs_bad_reply(s, "reading the oracle");
-	}
-	freeReplyObject(r);
-	return rc;
 }
 
 /*
@@ -531,7 +449,7 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
 	perc_bytes argv[2];
 	int rc;
 
-	special_key(key, s, "oracle", "table");
+	rs_special_key(key, s, "oracle", "table");
 	argv[0] = bytes_str("GET");
 	argv[1] = bytes_str(key);
 	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 2, argv,
@@ -567,7 +485,7 @@ store_redis_create(const char *url, int64_t deadline_ms)
 		return rc;
 	if ((rc = check_settings(s, deadline_ms)) < 0)
 		goto done;
-	special_key(key, s, "oracle", "table");
+	rs_special_key(key, s, "oracle", "table");
 	argv[0] = bytes_str("SET");
 	argv[1] = bytes_str(key);
 	argv[2] = bytes_str(MARKER);

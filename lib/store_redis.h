@@ -1,6 +1,6 @@
 /*
  * lib/store_redis.h - the Redis Cluster store, shared by its files:
- * store_redis.c (open, create, the oracle and leases), redis_mvcc.c
+ * store_redis.c (open, create and leases), redis_oracle.c, redis_mvcc.c
  * (the steps on one cell) and redis_walk.c (scans and notify cells).
  *
  * Keys of table T, each with one hash tag:
@@ -12,7 +12,8 @@
  *   perc:{T:B}:v       a hash, codec key -> value
  *   perc:{T:B}:l       a sorted set of the bucket's lock keys only, so
  *                      that resolve-locks walks the locks, not the data
- *   perc:{T:oracle}:ts     the timestamp oracle's counter
+ *   perc:{T:oracle}:ts     the timestamp oracle's ceiling: no timestamp
+ *                          above it was handed out (redis_oracle.c)
  *   perc:{T:oracle}:table  the table's marker, made by init
  *   perc:{T:lease}:TS      the lease of transaction TS, while it commits
  *
@@ -49,6 +50,9 @@ void     rs_bucket_key(char *out, const struct redis_store *s,
                        unsigned bucket, char which);
 unsigned rs_bucket(perc_bytes row);
 int64_t  rs_deadline(const struct redis_store *s);
+/* The name of one of the table's keys that are not a row's. */
+void     rs_special_key(char *out, const struct redis_store *s,
+                        const char *tag, const char *name);
 
 /* A reply the server gave as an error, as a PERC_EIO with its line. */
 int      rs_reply_error(const struct redis_store *s, const redisReply *r,
@@ -64,6 +68,11 @@ int      rs_row_command(redisReply **out, struct redis_store *s,
 int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      struct redis_store *s, int script, perc_bytes row,
                      size_t nargs, const perc_bytes *args, const char *doing);
+
+/* redis_oracle.c: timestamps. */
+int rs_ts_next(struct store *s, perc_ts *out, uint64_t n,
+               int64_t deadline_ms);
+int rs_ts_last(struct store *s, perc_ts *out, int64_t deadline_ms);
 
 /* redis_mvcc.c: the steps on one cell. */
 int rs_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,

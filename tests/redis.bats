@@ -337,3 +337,57 @@ reader() {
 	    END { printf "# failover: %d of 120 transfers after the kill, " \
 	        "longest wait for a commit %.1f s, none lost\n", n, gap / 1e9 }' >&3
 }
+
+# ts_loop ID: perc ts until $STOP exists, each timestamp with the time
+# it was printed appended to $LOG.ID.
+ts_loop() {
+	local t
+	until [ -e "$STOP" ]; do
+		t=$(perc ts) || { echo "ts $1: exit $?" >> "$FAIL"; return 1; }
+		echo "$t $(date +%s%N)" >> "$LOG.$1"
+	done
+}
+
+@test "timestamps never repeat or go back through a failover of the oracle's master" {
+	own_cluster
+	perc init --store "$URL/clock" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=30
+	export LOG=$BATS_TEST_TMPDIR/log STOP=$BATS_TEST_TMPDIR/stop
+	# The node whose master serves the oracle's key answers GET for
+	# it rather than redirect.
+	key='perc:{clock:oracle}:ts'
+	perc ts > /dev/null
+	victim=''
+	while read -r n role port; do
+		[ "$role" = master ] || continue
+		rcli "$port" GET "$key" | grep -q MOVED || victim=$n
+	done < <("$CLUSTER" nodes "$BATS_TEST_TMPDIR/c")
+	[ -n "$victim" ]
+	export -f ts_loop
+	timeout 300 bash -c "ts_loop 1" 3>&- & BG_PIDS+=($!); p1=$!
+	timeout 300 bash -c "ts_loop 2" 3>&- & BG_PIDS+=($!); p2=$!
+	for i in $(seq 600); do
+		[ -s "$LOG.1" ] && [ -s "$LOG.2" ] && break
+		sleep 0.1
+	done
+	killed=$(date +%s%N)
+	"$CLUSTER" kill "$BATS_TEST_TMPDIR/c" "$victim"
+	# Each loop goes on after the failover: 20 more timestamps each.
+	after() { awk -v k="$killed" '$2 > k' "$1" | wc -l; }
+	for i in $(seq 1200); do
+		[ "$(after "$LOG.1")" -ge 20 ] && [ "$(after "$LOG.2")" -ge 20 ] && break
+		sleep 0.1
+	done
+	touch "$STOP"
+	wait "$p1" "$p2" || true
+	run cat "$FAIL"
+	assert_output ''
+	[ "$(after "$LOG.1")" -ge 20 ] && [ "$(after "$LOG.2")" -ge 20 ]
+	# No timestamp twice, and each loop's strictly increasing.
+	run bash -c "cut -d ' ' -f 1 '$LOG.1' '$LOG.2' | sort -n | uniq -d"
+	assert_output ''
+	for l in "$LOG.1" "$LOG.2"; do
+		run awk '$1 <= last { print "went back at " NR } { last = $1 }' "$l"
+		assert_output ''
+	done
+}

@@ -659,19 +659,42 @@ test_rs_raw_locks_notify(const char *dir)
 	s->ops->dispose(s);
 }
 
+/* One command on the master of key's slot, through a client of our own. */
+static void
+raw_command(const char *url, const char *key, size_t argc,
+    const char **words)
+{
+	rc_cluster *cl = NULL;
+	perc_bytes argv[4];
+	redisReply *r;
+	size_t i;
+
+	for (i = 0; i < argc; i++)
+		argv[i] = str(words[i]);
+	CHECK(rc_open(&cl, url, clock_deadline(LIVE_MS)) == 0);
+	if (cl == NULL)
+		return;
+	CHECK(rc_command(&r, NULL, cl, str(key), argc, argv,
+	    clock_deadline(LIVE_MS)) == 0);
+	CHECK(r != NULL && r->type != REDIS_REPLY_ERROR);
+	freeReplyObject(r);
+	rc_close(cl);
+}
+
 static void
 test_rs_oracle(const char *dir)
 {
 	const char *url = live_url();
 	struct store *s, *s2 = NULL;
 	perc_ts a, b, last = 0, big;
-	char u[512];
+	char u[512], key[200], num[32];
 	int i, ok = 1;
 
 	(void)dir;
 	if (url == NULL)
 		return;
 	table_url(u, sizeof(u), url);
+	snprintf(key, sizeof(key), "perc:{%s:oracle}:ts", strrchr(u, '/') + 1);
 	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
 	CHECK(store_redis_open(&s, u, ".", LIVE_MS) == 0);
 	CHECK(store_redis_open(&s2, u, ".", LIVE_MS) == 0);
@@ -684,11 +707,32 @@ test_rs_oracle(const char *dir)
 		last = a;
 	}
 	CHECK(ok);
+	CHECK(s->ops->ts_last(s2, &a, clock_deadline(LIVE_MS)) == 0 &&
+	    a == last);
 	CHECK(s->ops->ts_next(s, &big, 1000000, clock_deadline(LIVE_MS)) == 0);
 	CHECK(big == last + 1);
 	b = ts(s2);
 	CHECK(b == big + 1000000);
 	CHECK(s->ops->ts_last(s, &a, clock_deadline(LIVE_MS)) == 0 && a == b);
+	/* Batches that cross the ceiling, and the advice to move it. */
+	for (i = 0, ok = 1, last = b; i < 8; i++) {
+		CHECK(s->ops->ts_next(i % 2 ? s : s2, &a, 3000,
+		    clock_deadline(LIVE_MS)) == 0);
+		ok &= a == last + 1;
+		last = a + 2999;
+	}
+	CHECK(ok);
+	/*
+	 * The server forgets the oracle (its functions flushed, as a
+	 * restart from an old AOF or a new master would): it starts again
+	 * above everything it handed out.
+	 */
+	raw_command(url, key, 2, (const char *[]){ "FUNCTION", "FLUSH" });
+	CHECK(ts(s) > last);
+	/* Another writer moved the ceiling: above it. */
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)ts(s2) + 500000);
+	raw_command(url, key, 3, (const char *[]){ "SET", key, num });
+	CHECK(ts(s) > strtoull(num, NULL, 10));
 	CHECK(s->ops->ts_next(s, &a, 0, clock_deadline(LIVE_MS)) ==
 	    PERC_EUSAGE);
 	s->ops->dispose(s);

@@ -1,0 +1,96 @@
+#!lua name=perc_oracle_1
+-- lib/redis/oracle.lua - the timestamp oracle of the Redis store, a
+-- function library (FUNCTION LOAD), not a script: it keeps state in
+-- the server's memory between calls, which scripts cannot.
+--
+-- The paper's oracle hands out timestamps from memory and persists only
+-- a ceiling, ahead of them.  So does this one.  KEYS[1] holds the
+-- ceiling C: no timestamp above C was ever handed out.  In memory, per
+-- key: ceiling (C as this server last knew it), next (the next to hand
+-- out) and limit (the highest that may be handed out: a ceiling the
+-- client saw reach the AOF and a replica).  Handing out writes nothing,
+-- so it costs no fsync and no WAIT.  Moving the ceiling is a write the
+-- client waits on (WAIT 1), then confirms; only then does the limit
+-- move.  So what was handed out stays below a ceiling that a restart
+-- (the AOF) and a failover (the replica) keep.
+--
+-- Memory that does not match C is stale or new: this server restarted,
+-- was promoted, or another server moved C meanwhile.  It starts again
+-- from C, above everything handed out anywhere.  A gap is harmless.
+--
+-- Timestamps stay below 2^53: Lua's numbers are doubles.
+
+local STEP = 10000      -- a ceiling moves this far ahead of next
+local state = {}
+
+local function persisted(key)
+	return tonumber(redis.call('GET', key) or '0')
+end
+
+-- The state of key, started again from C when it does not match.
+local function current(key)
+	local c = persisted(key)
+	local st = state[key]
+	if st == nil or st.ceiling ~= c then
+		st = { ceiling = c, next = c + 1, limit = c, wanted = c }
+		state[key] = st
+	end
+	return st
+end
+
+-- perc1_ts KEY N: {first, 0} when N timestamps first.. were handed
+-- out; {first, C'} asks the caller to persist and confirm C' as well,
+-- while there is still room; {0, C'}: none now, persist and confirm C'
+-- first.
+local function ts(keys, args)
+	local n = tonumber(args[1])
+	local st = current(keys[1])
+	if st.next + n - 1 > st.limit then
+		st.wanted = st.next + n - 1 + STEP
+		return { 0, st.wanted }
+	end
+	local first = st.next
+	st.next = st.next + n
+	if st.limit - st.next < STEP / 2 and st.wanted <= st.limit then
+		st.wanted = st.next + STEP
+		return { first, st.wanted }
+	end
+	return { first, 0 }
+end
+
+-- perc1_ts_persist KEY C': the ceiling becomes at least C'.  It is
+-- written even when it does not move, so that the caller's WAIT after
+-- it covers whatever write moved it.
+local function persist(keys, args)
+	local st = current(keys[1])
+	local c = math.max(st.ceiling, tonumber(args[1]))
+	redis.call('SET', keys[1], string.format('%.0f', c))
+	st.ceiling = c
+	return c
+end
+
+-- perc1_ts_confirm KEY C': a replica has the ceiling C' (the caller's
+-- WAIT said so): the limit may rise to it.  0 when this server's
+-- memory was started again meanwhile: take timestamps again.
+local function confirm(keys, args)
+	local c = tonumber(args[1])
+	local st = current(keys[1])
+	if c > st.ceiling then
+		return 0
+	end
+	st.limit = math.max(st.limit, c)
+	return 1
+end
+
+-- perc1_ts_last KEY: the last timestamp handed out, or C, above it,
+-- when this server has handed out none since it started.
+local function last(keys)
+	local st = current(keys[1])
+	return st.next - 1
+end
+
+redis.register_function('perc1_ts', ts)
+redis.register_function('perc1_ts_persist', persist)
+redis.register_function('perc1_ts_confirm', confirm)
+redis.register_function{ function_name = 'perc1_ts_last',
+    callback = last, flags = { 'no-writes' } }
