@@ -395,6 +395,25 @@ config_get(char *out, struct redis_store *s, int node, const char *name,
 	return rc;
 }
 
+/* The oracle is a function library: Redis 7.0 or later. */
+static int
+check_functions(struct redis_store *s, int node, int64_t deadline_ms)
+{
+	perc_bytes argv[2] = { bytes_str("FUNCTION"), bytes_str("STATS") };
+	redisReply *r;
+	int rc;
+
+	if ((rc = rc_node_command(&r, s->cl, node, 2, argv, deadline_ms)) < 0)
+		return rc;
+	if (r->type == REDIS_REPLY_ERROR)
+		rc = error_set(PERC_EUSAGE, "redis node %s has no functions "
+		    "(FUNCTION STATS: %s), which perc's oracle needs; use "
+		    "Redis 7.0 or later", rc_node_name(s->cl, node),
+		    error_quote(bytes_of(r->str, r->len)));
+	freeReplyObject(r);
+	return rc;
+}
+
 /*
  * Every master must keep what it acknowledged: refuse a cluster where
  * one would not.  A usage error, as a bad URL: the user picked a store
@@ -421,6 +440,8 @@ check_settings(struct redis_store *s, int64_t deadline_ms)
 	if ((rc = rc_masters(&nodes, &n, s->cl, deadline_ms)) < 0)
 		return rc;
 	for (i = 0; i < n && rc == 0; i++) {
+		if ((rc = check_functions(s, nodes[i], deadline_ms)) < 0)
+			break;
 		for (j = 0; j < sizeof(settings) / sizeof(settings[0]); j++) {
 			if ((rc = config_get(value, s, nodes[i],
 			    settings[j].name, deadline_ms)) < 0)

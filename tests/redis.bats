@@ -38,8 +38,9 @@ teardown() {
 	fi
 }
 
-# lone_server: one redis-server, not a cluster, on a free port of its
-# own (LONE_PORT), its data in $BATS_TEST_TMPDIR/lone.
+# lone_server [OPTION...]: one redis-server, not a cluster, on a free
+# port of its own (LONE_PORT), its data in $BATS_TEST_TMPDIR/lone, with
+# these options too.
 lone_server() {
 	local d=$BATS_TEST_TMPDIR/lone try
 	mkdir -p "$d"
@@ -47,7 +48,8 @@ lone_server() {
 		LONE_PORT=$((30000 + RANDOM % 2700))
 		redis-server --port "$LONE_PORT" --bind 127.0.0.1 --dir "$d" \
 		    --appendonly yes --appendfsync always --save '' \
-		    --daemonize yes --pidfile "$d/pid" --logfile "$d/log" ||
+		    --daemonize yes --pidfile "$d/pid" --logfile "$d/log" \
+		    "$@" ||
 			continue
 		# Ours once it answers from our directory; a taken port
 		# makes it exit instead.
@@ -157,6 +159,15 @@ table() {
 	    --store "redis://127.0.0.1:$LONE_PORT,127.0.0.1:1/u" \
 	    "$BATS_TEST_TMPDIR/e"
 	assert_error_line "*not a cluster node*"
+}
+
+@test "init refuses a server without functions (before Redis 7.0), saying so" {
+	# FUNCTION renamed away: what a Redis 6 server answers.
+	lone_server --rename-command FUNCTION ''
+	run -2 --separate-stderr perc init \
+	    --store "redis://127.0.0.1:$LONE_PORT/t" "$BATS_TEST_TMPDIR/d"
+	assert_error_line "*no functions*Redis 7.0 or later*"
+	[ ! -e "$BATS_TEST_TMPDIR/d/config" ]
 }
 
 @test "tables on one cluster never see each other" {
