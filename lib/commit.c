@@ -52,7 +52,9 @@ col_of(const struct write *w)
 
 /*
  * Prewrite one cell, cleaning up the locks of gone owners on the way;
- * a live owner's lock is a conflict at once, never a wait.
+ * a live owner's lock is a conflict at once, never a wait.  The
+ * primary's prewrite takes our lease in the store, on a store shared
+ * with other machines, which cannot see our journal token.
  */
 static int
 prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
@@ -63,6 +65,8 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 	struct lock_rec blocker;
 	int rc, action, tries;
 
+	if (w == nth(&txn->writes, 0))
+		flags |= STORE_PRIMARY;
 	memset(&blocker, 0, sizeof(blocker));
 	lock->op = w->op;
 	for (tries = 0; tries < 64; tries++) {
@@ -96,7 +100,8 @@ roll_back_own(perc_txn *txn, size_t n)
 
 	for (i = 0; i < n && rc == 0; i++)
 		rc = s->ops->rollback(s, row_of(nth(ws, i)),
-		    col_of(nth(ws, i)), txn->journal.start_ts);
+		    col_of(nth(ws, i)), txn->journal.start_ts,
+		    i == 0 ? STORE_PRIMARY : 0);
 	return rc;
 }
 
@@ -127,7 +132,7 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 /*
  * The commit point: the primary's write record, durable, with, for an
  * observer, the clearing of the notifications it handled in the same
- * single-row step.
+ * single-row step, and the dropping of our lease.
  */
 static int
 commit_primary(perc_txn *txn, perc_ts commit_ts)
@@ -136,7 +141,8 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
 	struct store *s = txn->db->store;
 
 	return s->ops->commit(s, row_of(p), col_of(p), txn->journal.start_ts,
-	    commit_ts, STORE_SYNC | (p->ack ? STORE_CLEAR_NOTIFY : 0));
+	    commit_ts, STORE_SYNC | STORE_PRIMARY |
+	    (p->ack ? STORE_CLEAR_NOTIFY : 0));
 }
 
 /*
@@ -215,31 +221,6 @@ secondaries:
 	return journal_finish(&txn->journal);
 }
 
-/*
- * On a store shared with other machines, which cannot see our journal
- * token, a lease in the store says we are alive while we commit.  It
- * outlives our locks' TTL by LEASE_SLACK_MS: a lock past its TTL while
- * its owner runs is "expired", which a reader may clean as it may a
- * dead owner's, but show tells the two apart.
- */
-#define LEASE_SLACK_MS 10000
-static int
-commit_locked_leased(perc_ts *out, perc_txn *txn)
-{
-	struct store *s = txn->db->store;
-	perc_ts start = txn->journal.start_ts;
-	int rc;
-
-	if (s->ops->lease_renew == NULL)
-		return commit_locked(out, txn);
-	if ((rc = s->ops->lease_renew(s, start,
-	    txn->db->ttl_ms + LEASE_SLACK_MS)) < 0)
-		return rc;
-	rc = commit_locked(out, txn);
-	s->ops->lease_drop(s, start);
-	return rc;
-}
-
 int
 perc_txn_commit(perc_ts *out, perc_txn *txn)
 {
@@ -257,7 +238,7 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 		return journal_finish(&txn->journal);
 	if ((rc = db_acquire(txn->db, deadline)) < 0)
 		return rc;
-	rc = commit_locked_leased(out, txn);
+	rc = commit_locked(out, txn);
 	db_release(txn->db);
 	return rc;
 }

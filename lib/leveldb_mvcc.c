@@ -434,11 +434,13 @@ own_lock_key(perc_buf *out, struct store *s, perc_bytes row,
  * Roll transaction start_ts back on (row, col): drop its lock and data
  * and leave a rollback record at start_ts, so that a delayed or retried
  * prewrite of it can never succeed here.  Other transactions' locks are
- * untouched.  PERC_ECONFLICT if it already committed here.
+ * untouched.  PERC_ECONFLICT if it already committed here.  No flag
+ * matters: STORE_PRIMARY's lease is not kept here, where owners are
+ * seen through their journal tokens.
  */
 int
 ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
-    perc_ts start_ts)
+    perc_ts start_ts, unsigned flags)
 {
 	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
@@ -446,6 +448,7 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	perc_ts at;
 	int rc, op;
 
+	(void)flags;
 	rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		rc = error_set(PERC_ECONFLICT, "transaction %llu already "

@@ -79,7 +79,8 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 		    lock_owner_state(db, &plock) == OWNER_ALIVE)
 			*action = RESOLVE_ALIVE;
 		else if (!(flags & RESOLVE_DRY_RUN))
-			rc = s->ops->rollback(s, prow, pcol, lock->start_ts);
+			rc = s->ops->rollback(s, prow, pcol, lock->start_ts,
+			    STORE_PRIMARY);
 		/*
 		 * On a store others use while we look (Redis), the owner may
 		 * have committed between our look and the rollback, which
@@ -101,7 +102,8 @@ primary_fate(perc_ts *committed_at, int *action, perc_db *db,
 		*action = RESOLVE_FORWARD;
 	} else if (rc == PERC_ENOTFOUND && !(flags & RESOLVE_DRY_RUN)) {
 		/* Never committed: a rollback record keeps it that way. */
-		rc = s->ops->rollback(s, prow, pcol, lock->start_ts);
+		rc = s->ops->rollback(s, prow, pcol, lock->start_ts,
+		    STORE_PRIMARY);
 	} else if (rc == PERC_ENOTFOUND) {
 		rc = 0;
 	}
@@ -131,7 +133,8 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 	if (*action == RESOLVE_FORWARD)
 		return db->store->ops->commit(db->store, row, col,
 		    lock->start_ts, committed_at, 0);
-	return db->store->ops->rollback(db->store, row, col, lock->start_ts);
+	return db->store->ops->rollback(db->store, row, col, lock->start_ts,
+	    0);
 }
 
 /*

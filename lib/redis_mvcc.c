@@ -50,8 +50,8 @@ key_ts(perc_ts *out, const redisReply *key)
  */
 static int
 eval_replicated(redisReply **out, long long *code, struct redis_store *s,
-    int script, perc_bytes row, size_t nargs, const perc_bytes *args,
-    const char *doing)
+    int script, perc_bytes row, perc_ts lease_ts, size_t nargs,
+    const perc_bytes *args, const char *doing)
 {
 	int64_t deadline = rs_deadline(s);
 	unsigned delay = 1000;
@@ -59,7 +59,7 @@ eval_replicated(redisReply **out, long long *code, struct redis_store *s,
 
 	for (;;) {
 		if ((rc = rs_row_eval(out, code, &replicas, s, script, row,
-		    nargs, args, doing)) < 0 || replicas != 0)
+		    lease_ts, nargs, args, doing)) < 0 || replicas != 0)
 			return rc;
 		freeReplyObject(*out);
 		*out = NULL;
@@ -95,7 +95,7 @@ rs_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 	args[2] = bytes_of(kstart, has_known ? 8 : 0);
 	args[3] = bytes_str(has_known && known->commit_ts != 0 &&
 	    known->commit_ts <= ts ? "1" : "0");
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 4, args,
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 0, 4, args,
 	    "reading a cell")) < 0)
 		goto done;
 	v = elem_str(r, 1);
@@ -174,7 +174,7 @@ rs_find_commit(struct store *base, perc_ts *commit_ts, int *op,
 	codec_put_u64(start8, start_ts);
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_FIND_COMMIT, row, 2,
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_FIND_COMMIT, row, 0, 2,
 	    args, "looking for a commit")) < 0)
 		goto done;
 	opr = elem_str(r, 2);
@@ -193,9 +193,18 @@ done:
 }
 
 /*
+ * A lease (see rs_owner_alive) outlives its primary lock's TTL by
+ * LEASE_SLACK_MS: a lock past its TTL while its owner runs is
+ * "expired", which a reader may clean as it may a dead owner's, but
+ * show tells the two apart.
+ */
+#define LEASE_SLACK_MS 10000
+
+/*
  * Prewrite w for the transaction of lock: see lib/redis/prewrite.lua.
  * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
- * with *committed_at, as mvcc_prewrite.
+ * with *committed_at, as mvcc_prewrite.  With STORE_PRIMARY the lock
+ * takes, or a retry refreshes, the owner's lease.
  */
 int
 rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
@@ -206,10 +215,10 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	perc_buf prefix = PERC_BUF_INIT, enc = PERC_BUF_INIT;
 	perc_buf nkey = PERC_BUF_INIT;
 	unsigned char start8[8];
-	char op = (char)w->op;
+	char op = (char)w->op, ttl[24];
 	const redisReply *v;
 	redisReply *r = NULL;
-	perc_bytes args[7];
+	perc_bytes args[9];
 	long long code;
 	int rc;
 
@@ -228,7 +237,12 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	args[4] = bytes_str(w->ack ? "1" : "0");
 	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : bytes_str("");
 	args[6] = buf_bytes(&nkey);
-	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, 7, args,
+	snprintf(ttl, sizeof(ttl), "%" PRIu64,
+	    (uint64_t)lock->ttl_ms + LEASE_SLACK_MS);
+	args[7] = bytes_str(s->owner);
+	args[8] = bytes_str(ttl);
+	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row,
+	    (flags & STORE_PRIMARY) ? lock->start_ts : 0, 9, args,
 	    "writing a lock")) < 0)
 		goto done;
 	v = elem_str(r, 1);
@@ -262,7 +276,8 @@ done:
  * With STORE_SYNC this is the commit point, acknowledged only once in
  * the master's AOF (appendfsync always) and on a replica.  Should that
  * not come in time, the commit is on its master but its fate is not
- * sure: PERC_EIO, not a timeout, since something was written.
+ * sure: PERC_EIO, not a timeout, since something was written.  With
+ * STORE_PRIMARY the owner's lease goes with the lock.
  */
 int
 rs_commit(struct store *base, perc_bytes row, perc_bytes col,
@@ -271,6 +286,7 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf prefix = PERC_BUF_INIT, nprefix = PERC_BUF_INIT;
 	unsigned char start8[8], commit8[8];
+	perc_ts lease = (flags & STORE_PRIMARY) ? start_ts : 0;
 	redisReply *r = NULL;
 	perc_bytes args[4];
 	long long code;
@@ -288,8 +304,8 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	args[2] = bytes_of(commit8, 8);
 	args[3] = buf_bytes(&nprefix);
 	if (flags & STORE_SYNC) {
-		rc = eval_replicated(&r, &code, s, RS_COMMIT, row, 4, args,
-		    "a commit");
+		rc = eval_replicated(&r, &code, s, RS_COMMIT, row, lease, 4,
+		    args, "a commit");
 		if (rc == PERC_ETIMEOUT)
 			rc = error_set(PERC_EIO, "the commit of row '%s' "
 			    "column '%s' at %" PRIu64 " is on its redis "
@@ -298,8 +314,8 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 			    "could lose it)", error_quote(row),
 			    error_quote(col), commit_ts);
 	} else {
-		rc = rs_row_eval(&r, &code, NULL, s, RS_COMMIT, row, 4, args,
-		    "committing a cell");
+		rc = rs_row_eval(&r, &code, NULL, s, RS_COMMIT, row, lease, 4,
+		    args, "committing a cell");
 	}
 	if (rc < 0)
 		goto done;
@@ -316,9 +332,10 @@ done:
 	return rc;
 }
 
+/* Roll start_ts back on (row, col), its lease too with STORE_PRIMARY. */
 int
 rs_rollback(struct store *base, perc_bytes row, perc_bytes col,
-    perc_ts start_ts)
+    perc_ts start_ts, unsigned flags)
 {
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf prefix = PERC_BUF_INIT;
@@ -334,7 +351,8 @@ rs_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	codec_put_u64(start8, start_ts);
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = eval_replicated(&r, &code, s, RS_ROLLBACK, row, 2, args,
+	if ((rc = eval_replicated(&r, &code, s, RS_ROLLBACK, row,
+	    (flags & STORE_PRIMARY) ? start_ts : 0, 2, args,
 	    "rolling back a cell")) < 0)
 		goto done;
 	if (code == 1 && key_ts(&at, elem_str(r, 1)) == 0)

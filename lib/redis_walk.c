@@ -687,7 +687,7 @@ rs_failures_put(struct store *base, perc_bytes row, perc_bytes col,
 		goto done;
 	args[0] = buf_bytes(&key);
 	args[1] = rec;
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PUT, row, 2, args,
+	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PUT, row, 0, 2, args,
 	    "recording an observer's failure")) < 0)
 		goto done;
 	if (code != 0)

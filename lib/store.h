@@ -33,11 +33,16 @@ struct lock_fate {
 
 struct write;                   /* journal.h */
 
-/* Flags of prewrite and commit. */
+/* Flags of prewrite, commit and rollback. */
 #define STORE_NOTIFY       0x1u /* prewrite: an observed column changes */
 #define STORE_SYNC         0x2u /* commit: the commit point, made durable */
 #define STORE_CLEAR_NOTIFY 0x4u /* commit: an observer's ack clears the
                                    notifications its snapshot saw */
+#define STORE_PRIMARY      0x8u /* prewrite, commit, rollback: the
+                                   transaction's primary cell, which keeps
+                                   (prewrite) or drops (commit, rollback)
+                                   its owner's lease with the lock, where
+                                   the store has leases (Redis) */
 
 /*
  * One batch of a scan: the visible cells of snapshot ts whose row
@@ -94,11 +99,6 @@ struct store_ops {
 	   store cannot tell, and only the lock's TTL decides. */
 	int  (*owner_alive)(struct store *s, const struct lock_rec *lock,
 	                    const char *host);
-	/* A committing owner's lease in the store, for owners on other
-	   machines (the paper's Chubby lock): taken or refreshed for
-	   ttl_ms, and dropped.  NULL where the journal's token does it. */
-	int  (*lease_renew)(struct store *s, perc_ts start_ts, uint32_t ttl_ms);
-	void (*lease_drop)(struct store *s, perc_ts start_ts);
 
 	/* The Percolator steps on one cell: see leveldb_mvcc.c. */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,
@@ -114,7 +114,7 @@ struct store_ops {
 	int  (*commit)(struct store *s, perc_bytes row, perc_bytes col,
 	               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
-	                 perc_ts start_ts);
+	                 perc_ts start_ts, unsigned flags);
 
 	/* Walks. */
 	int  (*scan)(struct store *s, struct store_scan *sc);

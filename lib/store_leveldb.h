@@ -66,7 +66,7 @@ int  ldb_prewrite(struct store *s, perc_ts *committed_at,
 int  ldb_commit(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
-                  perc_ts start_ts);
+                  perc_ts start_ts, unsigned flags);
 
 /* leveldb_walk.c: scans, and the notify region. */
 int  ldb_scan(struct store *s, struct store_scan *sc);

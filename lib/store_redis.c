@@ -53,11 +53,12 @@ rs_special_key(char *out, const struct redis_store *s, const char *tag,
 	snprintf(out, RS_KEY_MAX, "perc:{%s:%s}:%s", s->table, tag, name);
 }
 
-static void
-lease_key(char *out, const struct redis_store *s, perc_ts start_ts)
+void
+rs_lease_key(char *out, const struct redis_store *s, perc_bytes primary_row,
+    perc_ts start_ts)
 {
-	snprintf(out, RS_KEY_MAX, "perc:{%s:lease}:%" PRIu64, s->table,
-	    start_ts);
+	snprintf(out, RS_KEY_MAX, "perc:{%s:%u}:lease:%" PRIu64, s->table,
+	    rs_bucket(primary_row), start_ts);
 }
 
 unsigned
@@ -105,12 +106,13 @@ rs_row_command(redisReply **out, struct redis_store *s, perc_bytes row,
 
 int
 rs_row_eval(redisReply **out, long long *code, int *replicas,
-    struct redis_store *s, int script, perc_bytes row, size_t nargs,
-    const perc_bytes *args, const char *doing)
+    struct redis_store *s, int script, perc_bytes row, perc_ts lease_ts,
+    size_t nargs, const perc_bytes *args, const char *doing)
 {
-	char names[3][RS_KEY_MAX];
-	perc_bytes keys[3];
+	char names[4][RS_KEY_MAX];
+	perc_bytes keys[4];
 	unsigned b = rs_bucket(row);
+	size_t nkeys = lease_ts != 0 ? 4 : 3;
 	redisReply *r;
 	int rc, i;
 
@@ -119,8 +121,10 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 		rs_bucket_key(names[i], s, b, "kvl"[i]);
 		keys[i] = bytes_str(names[i]);
 	}
+	rs_lease_key(names[3], s, row, lease_ts);
+	keys[3] = bytes_str(names[3]);
 	if ((rc = rc_evalsha(&r, replicas, s->cl, s->script[script],
-	    keys[0], 3, keys, nargs, args, rs_deadline(s))) < 0)
+	    keys[0], nkeys, keys, nargs, args, rs_deadline(s))) < 0)
 		return rc;
 	if (r->type == REDIS_REPLY_ERROR)
 		rc = rs_reply_error(s, r, doing);
@@ -137,14 +141,35 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 }
 
 /*
- * A committing owner keeps a lease key, perc:{T:lease}:START_TS, with a
- * TTL (the ttl_ms its caller asks for, refreshed as it goes): the
- * owner is alive while the key lives.  A lease runs out by itself when
- * its owner dies, within its TTL.  On the owner's own host the lease
- * says more: its value names the owner's data directory, whose journal
- * token (a kernel lock) tells at once whether the owner still runs.
- * When the store cannot be asked, -1 leaves the decision to the lock's
- * own TTL.
+ * lock's owner has no lease: it is gone (0), unless its transaction
+ * committed, which dropped the lease at the commit point while the
+ * owner went on to the secondaries: only the lock's TTL can tell then
+ * (-1, as when the store cannot be asked).
+ */
+static int
+owner_without_lease(struct store *base, const struct lock_rec *lock)
+{
+	perc_ts at;
+	int rc, op;
+
+	rc = rs_find_commit(base, &at, &op, buf_bytes(&lock->primary_row),
+	    buf_bytes(&lock->primary_col), lock->start_ts);
+	if (rc == PERC_ENOTFOUND || (rc == 0 && op == OP_ROLLBACK))
+		return 0;
+	return -1;
+}
+
+/*
+ * A committing owner keeps a lease, perc:{T:B}:lease:START_TS in the
+ * slot of its primary row, while its primary is locked: the primary's
+ * prewrite sets it with the lock, for the lock's TTL and some slack
+ * (see redis_mvcc.c), and its commit or rollback drops it.  A lease
+ * runs out by itself when its owner dies, within its TTL.  On the
+ * owner's own host the lease says more: its value names the owner's
+ * data directory, whose journal token (a kernel lock) tells at once
+ * whether the owner still runs.  No lease means a gone owner, but for
+ * owner_without_lease's exception.  When the store cannot be asked, -1
+ * leaves the decision to the lock's own TTL.
  */
 static int
 rs_owner_alive(struct store *base, const struct lock_rec *lock,
@@ -157,13 +182,13 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 	size_t hlen = strlen(host);
 	int alive = -1;
 
-	lease_key(key, s, lock->start_ts);
+	rs_lease_key(key, s, buf_bytes(&lock->primary_row), lock->start_ts);
 	argv[0] = bytes_str("GET");
 	argv[1] = bytes_str(key);
 	if (rc_command(&r, NULL, s->cl, argv[1], 2, argv, rs_deadline(s)) < 0)
 		return -1;
 	if (r->type == REDIS_REPLY_NIL) {
-		alive = 0;
+		alive = owner_without_lease(base, lock);
 	} else if (r->type == REDIS_REPLY_STRING) {
 		alive = 1;
 		if (r->len > hlen + 1 && memcmp(r->str, host, hlen) == 0 &&
@@ -175,47 +200,6 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 	}
 	freeReplyObject(r);
 	return alive;
-}
-
-static int
-rs_lease_renew(struct store *base, perc_ts start_ts, uint32_t ttl_ms)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX], ttl[16];
-	redisReply *r;
-	perc_bytes argv[5];
-	int rc;
-
-	lease_key(key, s, start_ts);
-	snprintf(ttl, sizeof(ttl), "%" PRIu32, ttl_ms > 0 ? ttl_ms : 1);
-	argv[0] = bytes_str("SET");
-	argv[1] = bytes_str(key);
-	argv[2] = bytes_str(s->owner);
-	argv[3] = bytes_str("PX");
-	argv[4] = bytes_str(ttl);
-	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 5, argv,
-	    rs_deadline(s))) < 0)
-		return rc;
-	if (r->type == REDIS_REPLY_ERROR)
-		rc = rs_reply_error(s, r, "renewing a lease");
-	freeReplyObject(r);
-	return rc;
-}
-
-static void
-rs_lease_drop(struct store *base, perc_ts start_ts)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX];
-	redisReply *r;
-	perc_bytes argv[2];
-
-	lease_key(key, s, start_ts);
-	argv[0] = bytes_str("DEL");
-	argv[1] = bytes_str(key);
-	/* A lease not dropped runs out by itself. */
-	if (rc_command(&r, NULL, s->cl, argv[1], 2, argv, rs_deadline(s)) == 0)
-		freeReplyObject(r);
 }
 
 /* Nothing to take: every client works on the cluster at once. */
@@ -263,8 +247,6 @@ static const struct store_ops redis_ops = {
 	.ts_next        = rs_ts_next,
 	.ts_last        = rs_ts_last,
 	.owner_alive    = rs_owner_alive,
-	.lease_renew    = rs_lease_renew,
-	.lease_drop     = rs_lease_drop,
 	.read           = rs_read,
 	.get_lock       = rs_get_lock,
 	.find_commit    = rs_find_commit,

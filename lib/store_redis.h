@@ -12,14 +12,18 @@
  *   perc:{T:B}:v       a hash, codec key -> value
  *   perc:{T:B}:l       a sorted set of the bucket's lock keys only, so
  *                      that resolve-locks walks the locks, not the data
+ *   perc:{T:B}:lease:TS
+ *                      the lease of transaction TS, whose primary row
+ *                      is in bucket B: its owner's HOST TAB DIR, while
+ *                      that primary is locked (see rs_owner_alive)
  *   perc:{T:oracle}:ts     the timestamp oracle's ceiling: no timestamp
  *                          above it was handed out (redis_oracle.c)
  *   perc:{T:oracle}:table  the table's marker, made by init
- *   perc:{T:lease}:TS      the lease of transaction TS, while it commits
  *
  * Every key of a row shares a slot, so one script on that slot reads
- * and writes a cell's lock, write, data and notify keys atomically.  T
- * is made of [A-Za-z0-9_.-] only, so no table's tags can be another's.
+ * and writes a cell's lock, write, data and notify keys atomically,
+ * and a primary's lease with its lock.  T is made of [A-Za-z0-9_.-]
+ * only, so no table's tags can be another's.
  */
 #ifndef STORE_REDIS_H
 #define STORE_REDIS_H
@@ -48,6 +52,10 @@ struct redis_store {
 /* The name of bucket's key of one kind: 'k', 'v' or 'l'. */
 void     rs_bucket_key(char *out, const struct redis_store *s,
                        unsigned bucket, char which);
+/* The name of the lease of transaction start_ts, whose primary is in
+   primary_row. */
+void     rs_lease_key(char *out, const struct redis_store *s,
+                      perc_bytes primary_row, perc_ts start_ts);
 unsigned rs_bucket(perc_bytes row);
 int64_t  rs_deadline(const struct redis_store *s);
 /* The name of one of the table's keys that are not a row's. */
@@ -63,11 +71,14 @@ int      rs_bad_reply(const struct redis_store *s, const char *doing);
 /* One command on the slot of row's bucket (its 'v' hash). */
 int      rs_row_command(redisReply **out, struct redis_store *s,
                         perc_bytes row, size_t argc, const perc_bytes *argv);
-/* Run one of the scripts on row's bucket (KEYS: its k, v and l): its
-   reply in *out, whose first element, an integer, in *code. */
+/* Run one of the scripts on row's bucket (KEYS: its k, v and l, then,
+   unless lease_ts is 0, the lease of transaction lease_ts, whose primary
+   row is row): its reply in *out, whose first element, an integer, in
+   *code. */
 int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      struct redis_store *s, int script, perc_bytes row,
-                     size_t nargs, const perc_bytes *args, const char *doing);
+                     perc_ts lease_ts, size_t nargs, const perc_bytes *args,
+                     const char *doing);
 
 /* redis_oracle.c: timestamps. */
 int rs_ts_next(struct store *s, perc_ts *out, uint64_t n,
@@ -88,7 +99,7 @@ int rs_prewrite(struct store *s, perc_ts *committed_at,
 int rs_commit(struct store *s, perc_bytes row, perc_bytes col,
               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
-                perc_ts start_ts);
+                perc_ts start_ts, unsigned flags);
 
 /* redis_walk.c: scans, and the notify region. */
 int rs_scan(struct store *s, struct store_scan *sc);

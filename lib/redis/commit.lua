@@ -5,6 +5,7 @@
 -- ARGV: P, start8, commit8, NP ('' unless an observer's ack commits
 -- here: then the notifications of the cell that its snapshot start8
 -- saw are cleared, with its failure record, as notify_clear does).
+-- KEYS[4], on the primary: the lease, dropped with the lock.
 -- Returns {0} (committed, now or before) or {1} (rolled back).
 local P, start8, commit8, NP = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
@@ -45,6 +46,9 @@ end
 
 del(lock_key(P))
 redis.call('ZREM', KEYS[3], lock_key(P))
+if KEYS[4] then
+	redis.call('DEL', KEYS[4])
+end
 put(P .. '\2' .. inv8(commit8), lock_op(lock) .. start8)
 for i = 1, #clear do
 	del(clear[i])

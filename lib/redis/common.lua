@@ -5,6 +5,9 @@
 -- the order of codec.h), KEYS[2] the hash of key -> value, KEYS[3] the
 -- sorted set of the bucket's lock keys.  P is the cell prefix of the
 -- row and column (codec_cell_prefix), NP the same in the notify region.
+-- KEYS[4], given to prewrite, commit and rollback on a transaction's
+-- primary cell only, is its owner's lease (see rs_owner_alive), which
+-- lives exactly while the primary is locked.
 --
 -- Timestamps travel as the codec's 8-byte big-endian strings and are
 -- compared byte by byte: a Lua number is a double, exact only to 2^53,

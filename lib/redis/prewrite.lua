@@ -2,13 +2,16 @@
 -- its data (mvcc_prewrite), checking everything before the first write.
 -- ARGV: P, start8, lock record, op of the write, ack ('1' when an
 -- observer's ack rides on this cell), value (of a put), notify key (''
--- when the column is not observed or the op keeps the value).
+-- when the column is not observed or the op keeps the value), the
+-- owner and TTL in ms of the lease that KEYS[4], on the primary, names.
 -- Returns {0} (locked now, or already by us: a retried prewrite), {1}
 -- (rolled back by another process), {2, key} (this transaction already
 -- committed here, at key), {3, lock record} (another lock is in the
--- way) or {4} (someone committed the cell after start8).
-local P, start8, lockrec, wop, wack, value, nkey =
-    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+-- way) or {4} (someone committed the cell after start8).  Locked by
+-- us, the primary has its lease, set or refreshed.
+local P, start8, lockrec, wop, wack, value, nkey, owner, ttl =
+    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7],
+    ARGV[8], ARGV[9]
 
 -- Acks and users' writes pass each other: an ack conflicts with later
 -- acks only; an observer's own write to its cell is a write.
@@ -23,6 +26,15 @@ local function conflicts(rop)
 		return wack == '1'
 	end
 	return true
+end
+
+-- {0}, with the primary's lease set or refreshed: a reader takes the
+-- owner for alive while it lasts (rs_owner_alive).
+local function lease()
+	if KEYS[4] then
+		redis.call('SET', KEYS[4], owner, 'PX', ttl)
+	end
+	return {0}
 end
 
 -- Our own write record decides first: after a crash past the commit
@@ -45,7 +57,7 @@ end
 local lock = redis.call('HGET', KEYS[2], lock_key(P))
 if lock then
 	if lock_start(lock) == start8 then
-		return {0}
+		return lease()
 	end
 	return {3, lock}
 end
@@ -60,4 +72,4 @@ end
 if nkey ~= '' then
 	put(nkey, '')
 end
-return {0}
+return lease()

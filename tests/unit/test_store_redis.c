@@ -360,8 +360,8 @@ test_rs_rollback_commit(const char *dir)
 	memset(&b, 0, sizeof(b));
 	/* A rollback with no lock still stops a late prewrite. */
 	t = ts(s);
-	CHECK(s->ops->rollback(s, str("r"), str("c"), t) == 0);
-	CHECK(s->ops->rollback(s, str("r"), str("c"), t) == 0);
+	CHECK(s->ops->rollback(s, str("r"), str("c"), t, 0) == 0);
+	CHECK(s->ops->rollback(s, str("r"), str("c"), t, 0) == 0);
 	CHECK(prewrite(s, "r", "c", OP_PUT, "late", t) == PERC_ECONFLICT);
 	CHECK(s->ops->find_commit(s, &found, &op, str("r"), str("c"),
 	    t) == 0);
@@ -369,7 +369,7 @@ test_rs_rollback_commit(const char *dir)
 	/* Rolled back under a lock: the commit fails. */
 	t = ts(s);
 	CHECK(prewrite(s, "r", "c", OP_PUT, "x", t) == 0);
-	CHECK(s->ops->rollback(s, str("r"), str("c"), t) == 0);
+	CHECK(s->ops->rollback(s, str("r"), str("c"), t, 0) == 0);
 	CHECK(s->ops->get_lock(s, &b, str("r"), str("c")) == PERC_ENOTFOUND);
 	CHECK(commit(s, "r", "c", t, ts(s), STORE_SYNC) == PERC_ECONFLICT);
 	CHECK(reads(s, "r", "c", ts(s), NULL));
@@ -379,7 +379,7 @@ test_rs_rollback_commit(const char *dir)
 	at = ts(s);
 	CHECK(commit(s, "r", "c", t, at, STORE_SYNC) == 0);
 	CHECK(commit(s, "r", "c", t, at, STORE_SYNC) == 0);
-	CHECK(s->ops->rollback(s, str("r"), str("c"), t) == PERC_ECONFLICT);
+	CHECK(s->ops->rollback(s, str("r"), str("c"), t, 0) == PERC_ECONFLICT);
 	CHECK(s->ops->find_commit(s, &found, &op, str("r"), str("c"),
 	    t) == 0);
 	CHECK(found == at && op == OP_PUT);
@@ -739,26 +739,117 @@ test_rs_oracle(const char *dir)
 	s2->ops->dispose(s2);
 }
 
+/* Prewrite "v" in (row, c) for start, whose primary is (prow, c). */
+static int
+prewrite_of(struct store *s, const char *row, perc_ts start,
+    const char *prow, unsigned flags)
+{
+	struct write w;
+	struct lock_rec l, b;
+	perc_ts at = 0;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	buf_set(&w.row, row, strlen(row));
+	buf_set(&w.col, "c", 1);
+	buf_set(&w.value, "v", 1);
+	w.op = OP_PUT;
+	mklock(&l, OP_PUT, start, prow, "c");
+	rc = s->ops->prewrite(s, &at, &w, &l, flags, &b);
+	codec_lock_dispose(&l);
+	codec_lock_dispose(&b);
+	perc_buf_dispose(&w.row);
+	perc_buf_dispose(&w.col);
+	perc_buf_dispose(&w.value);
+	return rc;
+}
+
+/*
+ * cmd (PTTL, DEL) on the lease of transaction start of table, in the
+ * slot of its primary row prow: the integer reply (PTTL: -2, none).
+ */
+static long long
+lease_cmd(rc_cluster *cl, const char *cmd, const char *table,
+    const char *prow, perc_ts start)
+{
+	char key[200];
+	perc_bytes argv[2];
+	redisReply *r = NULL;
+	long long n = -100;
+
+	snprintf(key, sizeof(key), "perc:{%s:%u}:lease:%llu", table,
+	    (unsigned)(codec_crc32(0, prow, strlen(prow)) % 64),
+	    (unsigned long long)start);
+	argv[0] = str(cmd);
+	argv[1] = str(key);
+	CHECK(rc_command(&r, NULL, cl, argv[1], 2, argv,
+	    clock_deadline(LIVE_MS)) == 0);
+	if (r != NULL && r->type == REDIS_REPLY_INTEGER)
+		n = r->integer;
+	if (r != NULL)
+		freeReplyObject(r);
+	return n;
+}
+
+/*
+ * A lease lives in the primary's slot exactly while the primary is
+ * locked: the primary's prewrite (a retry too) takes it, its commit or
+ * rollback drops it.
+ */
 static void
 test_rs_leases(const char *dir)
 {
-	const char *url = live_url();
+	const char *url = live_url(), *table;
+	rc_cluster *cl = NULL;
 	struct lock_rec l;
 	struct store *s;
+	char u[512];
+	long long ttl;
+	perc_ts t, at;
 
 	(void)dir;
-	if (url == NULL || (s = fresh(url)) == NULL)
+	if (url == NULL || (s = fresh_url(url, u, sizeof(u))) == NULL)
 		return;
-	mklock(&l, OP_PUT, ts(s), "r", "c");
-	CHECK(s->ops->owner_alive(s, &l, "host") == 0);
-	CHECK(s->ops->lease_renew(s, l.start_ts, 10000) == 0);
+	table = strrchr(u, '/') + 1;
+	CHECK(rc_open(&cl, url, clock_deadline(LIVE_MS)) == 0);
+	if (cl == NULL) {
+		s->ops->dispose(s);
+		return;
+	}
+	/* The secondary x is in a bucket of its own. */
+	CHECK(codec_crc32(0, "p", 1) % 64 != codec_crc32(0, "x", 1) % 64);
+	t = ts(s);
+	mklock(&l, OP_PUT, t, "p", "c");
+	CHECK(prewrite_of(s, "p", t, "p", STORE_PRIMARY) == 0);
+	ttl = lease_cmd(cl, "PTTL", table, "p", t);
+	CHECK(ttl > 5000 && ttl <= 5000 + 10000);
 	CHECK(s->ops->owner_alive(s, &l, "host") == 1);
-	s->ops->lease_drop(s, l.start_ts);
+	CHECK(prewrite_of(s, "x", t, "p", 0) == 0);
+	CHECK(lease_cmd(cl, "PTTL", table, "x", t) == -2);
+	/* No lease while the primary is locked: a gone owner.  Its retried
+	   prewrite takes the lease again. */
+	CHECK(lease_cmd(cl, "DEL", table, "p", t) == 1);
 	CHECK(s->ops->owner_alive(s, &l, "host") == 0);
-	CHECK(s->ops->lease_renew(s, l.start_ts, 50) == 0);
-	usleep(300000);
+	CHECK(prewrite_of(s, "p", t, "p", STORE_PRIMARY) == 0);
+	CHECK(s->ops->owner_alive(s, &l, "host") == 1);
+	/* The commit point drops it; the owner may still be at the
+	   secondaries, which only the lock's TTL can tell. */
+	at = ts(s);
+	CHECK(commit(s, "p", "c", t, at, STORE_SYNC | STORE_PRIMARY) == 0);
+	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
+	CHECK(s->ops->owner_alive(s, &l, "host") == -1);
+	CHECK(commit(s, "x", "c", t, at, 0) == 0);
+	/* A rollback of the primary drops it too, for good. */
+	t = l.start_ts = ts(s);
+	CHECK(prewrite_of(s, "p", t, "p", STORE_PRIMARY) == 0);
+	CHECK(prewrite_of(s, "x", t, "p", 0) == 0);
+	CHECK(s->ops->owner_alive(s, &l, "host") == 1);
+	CHECK(s->ops->rollback(s, str("p"), str("c"), t, STORE_PRIMARY) == 0);
+	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
 	CHECK(s->ops->owner_alive(s, &l, "host") == 0);
 	codec_lock_dispose(&l);
+	rc_close(cl);
 	s->ops->dispose(s);
 }
 
