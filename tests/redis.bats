@@ -81,6 +81,29 @@ table() {
 	perc_test_table "$BATS_TEST_TMPDIR/$1"
 }
 
+# bucket ROW: the bucket of ROW's keys, its CRC-32 modulo 64, which
+# gzip's trailer holds (little-endian).
+bucket() {
+	printf %s "$1" | gzip -c | tail -c 8 | od -An -N4 -tu1 |
+	    awk '{ print ($1 + 256 * ($2 + 256 * ($3 + 256 * $4))) % 64 }'
+}
+
+# lease TABLE ROW TS CMD [ARGS...]: CMD on the lease of transaction TS
+# of TABLE, whose primary is in row ROW, through the first seed.
+lease() {
+	local key="perc:{$1:$(bucket "$2")}:lease:$3" port=${URL#redis://*:}
+	shift 3
+	rcli "${port%%,*}" -c "$1" "$key" "${@:2}"
+}
+
+# leases TABLE: the names of every lease of TABLE, on every master.
+leases() {
+	local m
+	for m in $("$CLUSTER" masters "$BATS_FILE_TMPDIR/c"); do
+		rcli "${m##*:}" --scan --pattern "perc:{$1:*}:lease:*"
+	done
+}
+
 @test "init --store keeps the cells in the cluster and only config and journals in DIR" {
 	run -0 perc init --store "$URL/$(table t)" "$BATS_TEST_TMPDIR/d"
 	export PERC_DIR=$BATS_TEST_TMPDIR/d
@@ -129,17 +152,62 @@ table() {
 	perc set -t "$ty" z c never
 	perc set -t "$ty" w c never
 	PERC_FAILPOINT=after-prewrite run -137 perc commit -t "$ty"
-	# The other directory rolls the first forward, the second back,
-	# once the owner's lease has run out (within PERC_LOCK_TIMEOUT).
+	# The other directory rolls the first forward at once.
 	export PERC_DIR=$BATS_TEST_TMPDIR/b
 	run -0 perc get y c
 	assert_output new
+	# The second's owner, as if on another machine, whose journal no
+	# one here can see, is alive while its lease, on its primary w,
+	# lives...
+	run -0 lease "$t" w "$ty" SET $'elsewhere\t/gone' XX KEEPTTL
+	assert_output OK
+	PERC_LOCK_TIMEOUT=1 run -4 perc get w c
+	run -0 perc resolve-locks
+	assert_output $'w\tc\t'"$ty"$'\talive\nz\tc\t'"$ty"$'\talive'
+	# ...and dead once its lease is gone: then its locks are cleaned.
+	run -0 lease "$t" w "$ty" DEL
+	assert_output 1
 	run -1 perc get w c
 	run -0 perc resolve-locks
 	run -0 perc scan
 	assert_output $'x\tc\tnew\ny\tc\tnew'
 	run -0 perc show z c
 	refute_output --partial lock
+}
+
+@test "a commit's lease lives in its primary's bucket from the primary's prewrite to the commit point" {
+	t=$(table lease)
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	T=$(perc begin)
+	perc set -t "$T" b c new
+	perc set -t "$T" a c new        # the primary: first in byte order
+	PERC_LOCK_TTL=30 PERC_FAILPOINT=after-prewrite-primary:pause=60 \
+	    perc commit -t "$T" > "$BATS_TEST_TMPDIR/out" 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for _ in $(seq 100); do
+		[ "$(lease "$t" a "$T" EXISTS)" = 1 ] && break
+		sleep 0.1
+	done
+	# Its one lease, in a's bucket: this host and data directory, for
+	# the lock's TTL and 10 s more.
+	run -0 leases "$t"
+	assert_output "perc:{$t:$(bucket a)}:lease:$T"
+	run -0 lease "$t" a "$T" GET
+	assert_output "$(uname -n)"$'\t'"$(realpath "$PERC_DIR")"
+	ttl=$(lease "$t" a "$T" PTTL)
+	[ "$ttl" -gt 30000 ] && [ "$ttl" -le 40000 ] || fail "PTTL $ttl"
+	perc show a c | grep -q 'owner-state=alive$'
+	# The commit point drops it.
+	kill -CONT "$pid"
+	wait "$pid"
+	run -0 lease "$t" a "$T" EXISTS
+	assert_output 0
+	run -0 leases "$t"
+	assert_output ''
+	run -0 perc get b c
+	assert_output new
 }
 
 @test "a lone Redis server, not a cluster, is a store of one node" {
