@@ -146,6 +146,26 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
 }
 
 /*
+ * Where owners keep a lease (the Redis store), a commit that takes long
+ * renews it every third of its TTL, as the paper's workers keep their
+ * Chubby lock, so that other machines see it alive until the commit
+ * point drops it.
+ */
+static int
+keep_lease(int64_t *renewed, perc_txn *txn)
+{
+	struct store *s = txn->db->store;
+	int64_t now = clock_mono_ms();
+
+	if (s->ops->lease_keep == NULL ||
+	    now - *renewed < (int64_t)txn->db->ttl_ms / 3)
+		return 0;
+	*renewed = now;
+	return s->ops->lease_keep(s, row_of(nth(&txn->writes, 0)),
+	    txn->journal.start_ts, txn->db->ttl_ms);
+}
+
+/*
  * The prewrites: 0 when every cell is locked, PERC_ECOMMITTED when an
  * earlier run of this commit already passed the commit point, else the
  * failure, with *done set to how many cells this transaction locked.
@@ -156,6 +176,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	const struct writeset *ws = &txn->writes;
 	struct lock_rec lock;
 	perc_db *db = txn->db;
+	int64_t renewed = clock_mono_ms();
 	int rc = 0;
 
 	memset(&lock, 0, sizeof(lock));
@@ -173,6 +194,8 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 			break;
 		if (*done == 0 &&
 		    (rc = failpoint(db, "after-prewrite-primary")) < 0)
+			break;
+		if ((rc = keep_lease(&renewed, txn)) < 0)
 			break;
 	}
 	if (rc == 0)

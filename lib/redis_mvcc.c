@@ -193,14 +193,6 @@ done:
 }
 
 /*
- * A lease (see rs_owner_alive) outlives its primary lock's TTL by
- * LEASE_SLACK_MS: a lock past its TTL while its owner runs is
- * "expired", which a reader may clean as it may a dead owner's, but
- * show tells the two apart.
- */
-#define LEASE_SLACK_MS 10000
-
-/*
  * Prewrite w for the transaction of lock: see lib/redis/prewrite.lua.
  * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
  * with *committed_at, as mvcc_prewrite.  With STORE_PRIMARY the lock

@@ -99,6 +99,11 @@ struct store_ops {
 	   store cannot tell, and only the lock's TTL decides. */
 	int  (*owner_alive)(struct store *s, const struct lock_rec *lock,
 	                    const char *host);
+	/* Keep the lease of a committing transaction, whose primary it has
+	   locked with STORE_PRIMARY, alive for ttl_ms more (plus the
+	   store's slack); NULL where owners need no lease (LevelDB). */
+	int  (*lease_keep)(struct store *s, perc_bytes primary_row,
+	                   perc_ts start_ts, uint32_t ttl_ms);
 
 	/* The Percolator steps on one cell: see leveldb_mvcc.c. */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,

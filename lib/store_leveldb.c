@@ -424,6 +424,7 @@ static const struct store_ops ldb_ops = {
 	.ts_next        = ldb_ts_next,
 	.ts_last        = ldb_ts_last,
 	.owner_alive    = ldb_owner_alive,
+	.lease_keep     = NULL,         /* the journal's token says it all */
 	.read           = ldb_read,
 	.get_lock       = ldb_get_lock,
 	.find_commit    = ldb_find_commit,

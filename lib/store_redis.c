@@ -202,6 +202,35 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 	return alive;
 }
 
+/*
+ * A long commit renews its lease as it goes.  PEXPIRE leaves a lease
+ * that is gone alone: a reader took the owner for dead and rolled the
+ * primary back, and the commit point will say so.
+ */
+static int
+rs_lease_keep(struct store *base, perc_bytes primary_row, perc_ts start_ts,
+    uint32_t ttl_ms)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	char key[RS_KEY_MAX], ms[16];
+	perc_bytes argv[3];
+	redisReply *r;
+	int rc;
+
+	rs_lease_key(key, s, primary_row, start_ts);
+	snprintf(ms, sizeof(ms), "%" PRIu32, ttl_ms + LEASE_SLACK_MS);
+	argv[0] = bytes_str("PEXPIRE");
+	argv[1] = bytes_str(key);
+	argv[2] = bytes_str(ms);
+	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 3, argv,
+	    rs_deadline(s))) < 0)
+		return rc;
+	if (r->type == REDIS_REPLY_ERROR)
+		rc = rs_reply_error(s, r, "renewing a lease");
+	freeReplyObject(r);
+	return rc;
+}
+
 /* Nothing to take: every client works on the cluster at once. */
 static int
 rs_acquire(struct store *base, int64_t deadline_ms)
@@ -247,6 +276,7 @@ static const struct store_ops redis_ops = {
 	.ts_next        = rs_ts_next,
 	.ts_last        = rs_ts_last,
 	.owner_alive    = rs_owner_alive,
+	.lease_keep     = rs_lease_keep,
 	.read           = rs_read,
 	.get_lock       = rs_get_lock,
 	.find_commit    = rs_find_commit,

@@ -52,6 +52,14 @@ struct redis_store {
 /* The name of bucket's key of one kind: 'k', 'v' or 'l'. */
 void     rs_bucket_key(char *out, const struct redis_store *s,
                        unsigned bucket, char which);
+/*
+ * A lease (see rs_owner_alive) outlives its primary lock's TTL by
+ * LEASE_SLACK_MS: a lock past its TTL while its owner runs is
+ * "expired", which a reader may clean as it may a dead owner's, but
+ * show tells the two apart.
+ */
+#define LEASE_SLACK_MS 10000
+
 /* The name of the lease of transaction start_ts, whose primary is in
    primary_row. */
 void     rs_lease_key(char *out, const struct redis_store *s,

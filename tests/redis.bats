@@ -210,6 +210,26 @@ leases() {
 	assert_output new
 }
 
+@test "a long commit renews its lease as it goes" {
+	command -v strace > /dev/null || skip "strace is not installed"
+	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "strace under valgrind"
+	t=$(table renew)
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	T=$(perc begin)
+	for i in $(seq 300); do echo "set r$i c v"; done |
+	    sed "s/^set /set -t $T /" | perc shell > /dev/null
+	# A TTL of 0.03 s: a renewal every 10 ms, so a commit of 300 cells,
+	# 300 prewrites each synced and waited on, renews on the way, for
+	# the lock's TTL and the lease's slack.
+	PERC_LOCK_TTL=0.03 strace -f -e trace=sendto -s 128 \
+	    -o "$BATS_TEST_TMPDIR/trace" perc commit -t "$T" > /dev/null
+	run -0 grep -c 'PEXPIRE.*lease:'"$T"'.*10030' "$BATS_TEST_TMPDIR/trace"
+	[ "$output" -ge 1 ]
+	run -0 leases "$t"
+	assert_output ''
+}
+
 @test "a lone Redis server, not a cluster, is a store of one node" {
 	lone_server
 	url=redis://127.0.0.1:$LONE_PORT/t

@@ -827,6 +827,10 @@ test_rs_leases(const char *dir)
 	CHECK(s->ops->owner_alive(s, &l, "host") == 1);
 	CHECK(prewrite_of(s, "x", t, "p", 0) == 0);
 	CHECK(lease_cmd(cl, "PTTL", table, "x", t) == -2);
+	/* A long commit keeps it alive longer. */
+	CHECK(s->ops->lease_keep(s, str("p"), t, 60000) == 0);
+	ttl = lease_cmd(cl, "PTTL", table, "p", t);
+	CHECK(ttl > 60000 && ttl <= 60000 + 10000);
 	/* No lease while the primary is locked: a gone owner.  Its retried
 	   prewrite takes the lease again. */
 	CHECK(lease_cmd(cl, "DEL", table, "p", t) == 1);
@@ -848,6 +852,9 @@ test_rs_leases(const char *dir)
 	CHECK(s->ops->rollback(s, str("p"), str("c"), t, STORE_PRIMARY) == 0);
 	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
 	CHECK(s->ops->owner_alive(s, &l, "host") == 0);
+	/* Keeping a lease that is gone does not bring it back. */
+	CHECK(s->ops->lease_keep(s, str("p"), t, 60000) == 0);
+	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
 	codec_lock_dispose(&l);
 	rc_close(cl);
 	s->ops->dispose(s);
