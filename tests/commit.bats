@@ -366,10 +366,27 @@ setup() {
 	t=$(perc begin)
 	perc set -t "$t" a col new-a
 	perc set -t "$t" b col new-b
-	start_live_commit "$t" a col after-prewrite "$(scaled 6)"
-	# The reader waits for the owner instead of cleaning its lock; the
-	# commit timestamp comes after the reader's snapshot.
-	PERC_LOCK_TIMEOUT=$(scaled 10) run -0 timeout "$(scaled 20)" perc get a col
+	start_live_commit "$t" a col after-prewrite 600
+	# A snapshot the paused owner's commit timestamp must come after.
+	at=$(perc ts)
+	PERC_LOCK_TIMEOUT=$(scaled 60) perc get --at "$at" a col \
+	    > "$BATS_TEST_TMPDIR/read.out" 2>&1 3>&- &
+	reader=$!
+	BG_PIDS+=("$reader")
+	# The reader waits for the owner (it sleeps between looks) instead
+	# of cleaning its lock; then the owner goes on.  Where the kernel
+	# does not say what a process sleeps in, the owner goes on at once,
+	# and the answer below still holds.
+	for _ in $(seq 300); do
+		[ "$(cat "/proc/$reader/wchan" 2> /dev/null)" != \
+		    hrtimer_nanosleep ] || break
+		grep -q . "/proc/$reader/wchan" 2> /dev/null || break
+		kill -0 "$reader" 2> /dev/null || break
+		sleep 0.1
+	done
+	kill -CONT "$COMMIT_PID"
+	wait "$reader" || fail "the reader exited $?: $(cat "$BATS_TEST_TMPDIR/read.out")"
+	run cat "$BATS_TEST_TMPDIR/read.out"
 	assert_output old-a
 	rc=0
 	wait "$COMMIT_PID" || rc=$?
