@@ -121,8 +121,10 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 		rs_bucket_key(names[i], s, b, "kvl"[i]);
 		keys[i] = bytes_str(names[i]);
 	}
-	rs_lease_key(names[3], s, row, lease_ts);
-	keys[3] = bytes_str(names[3]);
+	if (lease_ts != 0) {
+		rs_lease_key(names[3], s, row, lease_ts);
+		keys[3] = bytes_str(names[3]);
+	}
 	if ((rc = rc_evalsha(&r, replicas, s->cl, s->script[script],
 	    keys[0], nkeys, keys, nargs, args, rs_deadline(s))) < 0)
 		return rc;
