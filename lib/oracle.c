@@ -7,7 +7,8 @@
  *  DIR/oracle       the ceiling: no timestamp at or above it was ever
  *                   handed out.  Replaced atomically (write, fsync,
  *                   rename, fsync the directory) and only when a request
- *                   would cross it, so it moves rarely.
+ *                   would cross it; it is set 3 s of clock ahead
+ *                   (timestamp.h), so it moves at most every 3 s.
  *  DIR/oracle.lock  the lockfile, which also holds the hot state: the
  *                   last timestamp handed out and the boot id of the
  *                   machine that wrote it, written with no fsync.
@@ -35,14 +36,15 @@
 #include "disk.h"
 #include "error.h"
 #include "oracle.h"
+#include "timestamp.h"
 
 #define CEILING_MAGIC "PERCORC1"
 #define HOT_MAGIC     "PERCHOT1"
 #define CEILING_SIZE  (8 + 8 + 4)
 #define BOOT_ID_SIZE  36
 #define HOT_SIZE      (8 + BOOT_ID_SIZE + 8 + 4)
-/* How far the ceiling runs ahead: one fsync per this many timestamps. */
-#define RESERVE       ((uint64_t)1 << 20)
+/* How far the ceiling runs ahead of the clock: one fsync per 3 s used. */
+#define AHEAD         ((uint64_t)TS_AHEAD_MS << TS_LOGICAL_BITS)
 
 static void
 oracle_path(char *out, size_t size, const char *dir, const char *name)
@@ -191,7 +193,7 @@ int
 oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 {
 	char boot[BOOT_ID_SIZE];
-	uint64_t ceiling = 0, last, next;
+	uint64_t ceiling = 0, last, next, now;
 	int fd, rc;
 
 	if (n == 0)
@@ -204,13 +206,14 @@ oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 		goto done;
 	last = read_hot(fd, boot);
 	next = last != 0 ? last + 1 : ceiling;
-	if (n > UINT64_MAX - RESERVE - next) {
+	if ((now = ts_of_wall_ms(clock_wall_ms())) > next)
+		next = now;             /* timestamp.h */
+	if (n > UINT64_MAX - AHEAD - next) {
 		rc = error_set(PERC_EIO, "the timestamp oracle is exhausted");
 		goto done;
 	}
 	if (next + n > ceiling &&
-	    (rc = write_ceiling(dir, next + n + (n > RESERVE ? n : RESERVE)))
-	    < 0)
+	    (rc = write_ceiling(dir, next + n + AHEAD)) < 0)
 		goto done;
 	if ((rc = write_hot(dir, fd, boot, next + n - 1)) == 0)
 		*out = next;

@@ -5,7 +5,7 @@
  * ahead of them, as the paper's oracle does.
  *
  * A call that hands out timestamps writes nothing: no fsync, no WAIT.
- * About once every 5,000 timestamps a caller moves the ceiling: it
+ * About once every 1.5 s of use a caller moves the ceiling: it
  * writes it (in the AOF before the reply, appendfsync always), waits
  * until a replica has it too (when the master has replicas), and only
  * then confirms it, which lets the master hand out timestamps up to it.
@@ -23,6 +23,7 @@
 #include "error.h"
 #include "redis_scripts.h"
 #include "store_redis.h"
+#include "timestamp.h"
 
 /* The most timestamps one oracle call hands out. */
 #define TS_MAX_BATCH ((uint64_t)1 << 40)
@@ -47,31 +48,35 @@ load_library(struct redis_store *s, perc_bytes key, int64_t deadline_ms)
 	return rc;
 }
 
+#define ORACLE_ARGS 4
+
 /*
- * FCALL fn 1 KEY [arg]: the reply, an integer or an array of two, in
+ * FCALL fn 1 KEY ARG...: the reply, an integer or an array of two, in
  * v[]; the function library is loaded first where the master lacks it
  * (a new cluster, a node that lost it).  With replicas not NULL the
  * call is followed by a WAIT, as rc_command does.
  */
 static int
 oracle_call(long long v[2], int *replicas, struct redis_store *s,
-    const char *fn, uint64_t arg, int64_t deadline_ms)
+    const char *fn, const uint64_t *args, int nargs, int64_t deadline_ms)
 {
-	char key[RS_KEY_MAX], num[24];
-	perc_bytes argv[5];
+	char key[RS_KEY_MAX], num[ORACLE_ARGS][24];
+	perc_bytes argv[4 + ORACLE_ARGS];
 	redisReply *r;
-	int rc, tries;
+	int rc, tries, i;
 
 	rs_special_key(key, s, "oracle", "ts");
-	snprintf(num, sizeof(num), "%" PRIu64, arg);
 	argv[0] = bytes_str("FCALL");
 	argv[1] = bytes_str(fn);
 	argv[2] = bytes_str("1");
 	argv[3] = bytes_str(key);
-	argv[4] = bytes_str(num);
+	for (i = 0; i < nargs; i++) {
+		snprintf(num[i], sizeof(num[i]), "%" PRIu64, args[i]);
+		argv[4 + i] = bytes_str(num[i]);
+	}
 	for (tries = 0;; tries++) {
-		if ((rc = rc_command(&r, replicas, s->cl, argv[3], 5, argv,
-		    deadline_ms)) < 0)
+		if ((rc = rc_command(&r, replicas, s->cl, argv[3], 4 + nargs,
+		    argv, deadline_ms)) < 0)
 			return rc;
 		if (r->type != REDIS_REPLY_ERROR || tries > 0 ||
 		    strstr(r->str, "Function not found") == NULL)
@@ -107,12 +112,12 @@ raise_ceiling(struct redis_store *s, uint64_t ceiling, int64_t deadline_ms)
 	long long v[2];
 	int rc, replicas;
 
-	if ((rc = oracle_call(v, &replicas, s, "perc1_ts_persist", ceiling,
-	    deadline_ms)) < 0)
+	if ((rc = oracle_call(v, &replicas, s, "perc2_ts_persist", &ceiling,
+	    1, deadline_ms)) < 0)
 		return rc;
 	if (replicas == 0)
 		return 0;
-	if ((rc = oracle_call(v, NULL, s, "perc1_ts_confirm", ceiling,
+	if ((rc = oracle_call(v, NULL, s, "perc2_ts_confirm", &ceiling, 1,
 	    deadline_ms)) < 0)
 		return rc;
 	return v[0] == 1;
@@ -122,6 +127,9 @@ int
 rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 {
 	struct redis_store *s = (struct redis_store *)base;
+	/* The count and the layout of timestamp.h, which lives here only. */
+	const uint64_t args[ORACLE_ARGS] = { n, (uint64_t)TS_EPOCH_MS,
+	    TS_LOGICAL_BITS, TS_AHEAD_MS };
 	unsigned delay = 1000;
 	long long v[2];
 	int rc;
@@ -130,8 +138,8 @@ rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 		return error_set(PERC_EUSAGE, "cannot hand out %" PRIu64
 		    " timestamps at once", n);
 	for (;;) {
-		if ((rc = oracle_call(v, NULL, s, "perc1_ts", n,
-		    deadline_ms)) < 0)
+		if ((rc = oracle_call(v, NULL, s, "perc2_ts", args,
+		    ORACLE_ARGS, deadline_ms)) < 0)
 			return rc;
 		if (v[0] > 0) {
 			*out = (perc_ts)v[0];
@@ -161,7 +169,7 @@ rs_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
 	long long v[2];
 	int rc;
 
-	if ((rc = oracle_call(v, NULL, s, "perc1_ts_last", 0,
+	if ((rc = oracle_call(v, NULL, s, "perc2_ts_last", NULL, 0,
 	    deadline_ms)) < 0)
 		return rc;
 	*out = (perc_ts)v[0];

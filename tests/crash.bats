@@ -221,7 +221,7 @@ reap() {
 		olds
 		before=$(perc ts)
 		begin_t
-		start_paused "$fp" 30
+		start_paused "$fp" 600
 		for r in a b c; do
 			PERC_LOCK_TIMEOUT=20 run -0 timeout 5 perc get --at "$before" "$r" col
 			assert_output "old-$r"
@@ -439,7 +439,7 @@ reap() {
 @test "commit on a cell a live owner locked: exit 3 at once, the lock untouched (PEERS 20, 24)" {
 	olds
 	begin_t
-	start_paused after-prewrite 60
+	start_paused after-prewrite 600
 	before=$(dump)
 	t2=$(perc begin)
 	perc set -t "$t2" b col t2
@@ -509,7 +509,7 @@ reap() {
 @test "a live owner makes a reader exit 4; once it finishes the reader sees its values" {
 	olds
 	begin_t
-	start_paused after-prewrite 60
+	start_paused after-prewrite 600
 	for r in a c; do
 		PERC_LOCK_TIMEOUT=1 run -4 --separate-stderr timeout 20 perc get "$r" col
 		[ "${#stderr_lines[@]}" -eq 1 ]
@@ -546,7 +546,7 @@ reap() {
 		perc_fresh_dir "db-$fp"
 		olds
 		begin_t
-		start_paused "$fp" 30
+		start_paused "$fp" 600
 		kill -9 "$PAUSED_PID"
 		wait "$PAUSED_PID" 2>/dev/null || true
 		f=$(fate "$fp")
@@ -560,7 +560,7 @@ reap() {
 @test "an owner whose expired lock a reader rolled back cannot commit; other commits stay (PEERS 32)" {
 	olds
 	begin_t
-	start_paused after-prewrite 60 0.5
+	start_paused after-prewrite 600 0.5
 	# Meanwhile another transaction commits on other cells.
 	run -0 perc set d col other
 	poll 100 locked_by "$T" a expired || fail "the lock never expired"
@@ -587,7 +587,7 @@ reap() {
 	T2=$(perc begin)
 	perc set -t "$T2" b col t2
 	T=$T2
-	start_paused after-prewrite 60 30 b
+	start_paused after-prewrite 600 30 b
 	t1=$(perc begin)
 	perc set -t "$t1" a col t1
 	perc set -t "$t1" b col t1
@@ -617,7 +617,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 60 30 a
+	start_paused after-prewrite 600 30 a
 	# A reader of b must not wait for B: A committed at ct.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col
 	assert_output new-b
@@ -641,7 +641,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 60 30 a
+	start_paused after-prewrite 600 30 a
 	locked_by "$tA" b dead || fail "A's lock on b should still be there"
 	# A reader of b must judge A by A's start ts, not by B's lock.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col

@@ -118,3 +118,14 @@ setup() {
 	PERC_LOCK_TIMEOUT=10 run -0 timeout 20 perc ts
 	[[ $output =~ ^[1-9][0-9]*$ ]]
 }
+
+@test "a timestamp carries the wall clock in its high bits, as perc(1) says" {
+	before=$(date +%s%3N)
+	ts=$(perc ts)
+	after=$(date +%s%3N)
+	ms=$((ts / 4096 + 1735689600000))
+	# The oracle may run ahead of the clock (never behind it); the
+	# Redis oracle reads its master's clock, the same machine's here.
+	[ "$ms" -ge $((before - 1000)) ] || fail "ts $ts says $ms, before $before"
+	[ "$ms" -le $((after + 5000)) ] || fail "ts $ts says $ms, after $after"
+}

@@ -1,4 +1,4 @@
-#!lua name=perc_oracle_1
+#!lua name=perc_oracle_2
 -- lib/redis/oracle.lua - the timestamp oracle of the Redis store, a
 -- function library (FUNCTION LOAD), not a script: it keeps state in
 -- the server's memory between calls, which scripts cannot.
@@ -18,9 +18,13 @@
 -- was promoted, or another server moved C meanwhile.  It starts again
 -- from C, above everything handed out anywhere.  A gap is harmless.
 --
--- Timestamps stay below 2^53: Lua's numbers are doubles.
+-- Timestamps are hybrid (lib/timestamp.h): this server's clock
+-- (TIME) in the high bits, so that their age can be told, and never
+-- below the next counter value, so that they keep increasing when the
+-- clock steps back or a failover brings another server's clock.  The
+-- ceiling runs a few seconds of clock ahead.  Timestamps stay below
+-- 2^53: Lua's numbers are doubles.
 
-local STEP = 10000      -- a ceiling moves this far ahead of next
 local state = {}
 
 local function persisted(key)
@@ -38,27 +42,36 @@ local function current(key)
 	return st
 end
 
--- perc1_ts KEY N: {first, 0} when N timestamps first.. were handed
--- out; {first, C'} asks the caller to persist and confirm C' as well,
--- while there is still room; {0, C'}: none now, persist and confirm C'
--- first.
+-- The clock as a timestamp: milliseconds since epoch_ms, shifted.
+local function clock(epoch_ms, shift)
+	local t = redis.call('TIME')
+	local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+	return math.max(ms - epoch_ms, 0) * shift
+end
+
+-- perc2_ts KEY N EPOCH_MS LOGICAL_BITS AHEAD_MS: {first, 0} when N
+-- timestamps first.. were handed out; {first, C'} asks the caller to
+-- persist and confirm C' as well, while there is still room; {0, C'}:
+-- none now, persist and confirm C' first.
 local function ts(keys, args)
 	local n = tonumber(args[1])
+	local shift = 2 ^ tonumber(args[3])
+	local ahead = tonumber(args[4]) * shift
 	local st = current(keys[1])
-	if st.next + n - 1 > st.limit then
-		st.wanted = st.next + n - 1 + STEP
+	local first = math.max(st.next, clock(tonumber(args[2]), shift))
+	if first + n - 1 > st.limit then
+		st.wanted = first + n - 1 + ahead
 		return { 0, st.wanted }
 	end
-	local first = st.next
-	st.next = st.next + n
-	if st.limit - st.next < STEP / 2 and st.wanted <= st.limit then
-		st.wanted = st.next + STEP
+	st.next = first + n
+	if st.limit - st.next < ahead / 2 and st.wanted <= st.limit then
+		st.wanted = st.next + ahead
 		return { first, st.wanted }
 	end
 	return { first, 0 }
 end
 
--- perc1_ts_persist KEY C': the ceiling becomes at least C'.  It is
+-- perc2_ts_persist KEY C': the ceiling becomes at least C'.  It is
 -- written even when it does not move, so that the caller's WAIT after
 -- it covers whatever write moved it.
 local function persist(keys, args)
@@ -69,7 +82,7 @@ local function persist(keys, args)
 	return c
 end
 
--- perc1_ts_confirm KEY C': a replica has the ceiling C' (the caller's
+-- perc2_ts_confirm KEY C': a replica has the ceiling C' (the caller's
 -- WAIT said so): the limit may rise to it.  0 when this server's
 -- memory was started again meanwhile: take timestamps again.
 local function confirm(keys, args)
@@ -82,15 +95,15 @@ local function confirm(keys, args)
 	return 1
 end
 
--- perc1_ts_last KEY: the last timestamp handed out, or C, above it,
+-- perc2_ts_last KEY: the last timestamp handed out, or C, above it,
 -- when this server has handed out none since it started.
 local function last(keys)
 	local st = current(keys[1])
 	return st.next - 1
 end
 
-redis.register_function('perc1_ts', ts)
-redis.register_function('perc1_ts_persist', persist)
-redis.register_function('perc1_ts_confirm', confirm)
-redis.register_function{ function_name = 'perc1_ts_last',
+redis.register_function('perc2_ts', ts)
+redis.register_function('perc2_ts_persist', persist)
+redis.register_function('perc2_ts_confirm', confirm)
+redis.register_function{ function_name = 'perc2_ts_last',
     callback = last, flags = { 'no-writes' } }
