@@ -1,7 +1,7 @@
 /*
  * cmd/shell.c - perc shell: a coprocess that runs commands read from
- * standard input, one line each, and answers each with one line, so a
- * script can run whole transactions through one perc process.
+ * standard input, one line each, and answers each, so a script can run
+ * whole transactions through one perc process.
  *
  * A request is words separated by spaces, each in the escaped TSV form
  * (a space inside a word is \x20).  The answer is "ok", "ok RESULT"
