@@ -82,6 +82,13 @@ answer_rc(int rc)
 	fflush(stdout);
 }
 
+/* Whether word w is name, all of it: a NUL byte in w ends no match. */
+static int
+is_word(const perc_buf *w, const char *name)
+{
+	return w->len == strlen(name) && memcmp(w->data, name, w->len) == 0;
+}
+
 /*
  * If words[*i] is the option name and a value follows it, step *i onto
  * the value, point *val at it and return 1; else 0.
@@ -90,10 +97,9 @@ static int
 option(perc_bytes *val, const struct request *r, size_t *i,
     const char *name)
 {
-	const perc_buf *w = &r->words[*i];
+	const perc_buf *w;
 
-	if (w->len != strlen(name) || memcmp(w->data, name, w->len) != 0 ||
-	    *i + 1 == r->n)
+	if (!is_word(&r->words[*i], name) || *i + 1 == r->n)
 		return 0;
 	w = &r->words[++*i];
 	*val = (perc_bytes){ w->data, w->len };
@@ -137,11 +143,9 @@ parse(struct request *r, char *line)
 		} else if (option(&v, r, &i, "--column")) {
 			r->given |= O_COLUMN;
 			r->column = v;
-		} else if (r->words[i].len == 6 &&
-		    strcmp(r->words[i].data, "--lock") == 0) {
+		} else if (is_word(&r->words[i], "--lock")) {
 			r->given |= O_LOCK;
-		} else if (strcmp(r->words[i].data, "--") == 0 ||
-		    r->nargs == 3) {
+		} else if (is_word(&r->words[i], "--") || r->nargs == 3) {
 			return PERC_EUSAGE;
 		} else {
 			r->arg[r->nargs++] = (perc_bytes){ r->words[i].data,
@@ -329,8 +333,7 @@ run(perc_db *db, const struct request *r)
 	int rc;
 
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]) && !v; i++)
-		if (strcmp(r->words[0].data, verbs[i].name) == 0 &&
-		    r->words[0].len == strlen(verbs[i].name))
+		if (is_word(&r->words[0], verbs[i].name))
 			v = &verbs[i];
 	if (v == NULL || (r->given & ~v->takes) ||
 	    (r->given & v->needs) != v->needs || r->nargs != v->nargs ||
