@@ -1,15 +1,16 @@
 /*
  * cmd/shell.c - perc shell: a coprocess that runs commands read from
- * standard input, one line each, and answers each with one line, so a
- * script can run whole transactions through one perc process.
+ * standard input, one line each, and answers each, so a script can run
+ * whole transactions through one perc process.
  *
  * A request is words separated by spaces, each in the escaped TSV form
  * (a space inside a word is \x20).  The answer is "ok", "ok RESULT"
  * (RESULT escaped), "none" when get finds no value, or "err N MESSAGE"
- * with N the exit status the command would have had.  The store is
- * open only while a request runs, never while the shell waits.
+ * with N the exit status the command would have had.  scan alone
+ * answers in many lines: "cell ROW<TAB>COLUMN<TAB>VALUE" for each cell,
+ * streamed as it is read, then "ok COUNT" (or an err line).  The store
+ * is open only while a request runs, never while the shell waits.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,23 @@ static const char usage[] = "usage: perc shell";
 
 #define MAX_WORDS 8
 
+/* The options of a request, as bits: which ones it has, or takes. */
+enum {
+	O_TXN    = 0x01,        /* -t TXN */
+	O_AT     = 0x02,        /* --at TS */
+	O_LOCK   = 0x04,        /* --lock */
+	O_PREFIX = 0x08,        /* --prefix P */
+	O_COLUMN = 0x10         /* --column C */
+};
+
 struct request {
 	perc_buf    words[MAX_WORDS];
 	size_t      n;
+	unsigned    given;      /* the O_* options it has */
 	const char *txn;        /* -t */
-	const char *at;         /* --at */
-	int         lock;       /* --lock */
+	perc_ts     at;         /* --at */
+	perc_bytes  prefix;     /* --prefix */
+	perc_bytes  column;     /* --column */
 	perc_bytes  arg[3];     /* the operands */
 	size_t      nargs;
 };
@@ -46,6 +58,17 @@ answer(const char *status, perc_bytes result)
 	perc_buf_dispose(&esc);
 }
 
+/* "ok N", or "ok" alone when n is 0 and zero_empty says so. */
+static void
+answer_num(unsigned long long n, int zero_empty)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", n);
+	answer("ok", n || !zero_empty ? (perc_bytes){ num, strlen(num) } :
+	    (perc_bytes){ NULL, 0 });
+}
+
 static void
 answer_rc(int rc)
 {
@@ -59,12 +82,36 @@ answer_rc(int rc)
 	fflush(stdout);
 }
 
+/* Whether word w is name, all of it: a NUL byte in w ends no match. */
+static int
+is_word(const perc_buf *w, const char *name)
+{
+	return w->len == strlen(name) && memcmp(w->data, name, w->len) == 0;
+}
+
+/*
+ * If words[*i] is the option name and a value follows it, step *i onto
+ * the value, point *val at it and return 1; else 0.
+ */
+static int
+option(perc_bytes *val, const struct request *r, size_t *i,
+    const char *name)
+{
+	const perc_buf *w;
+
+	if (!is_word(&r->words[*i], name) || *i + 1 == r->n)
+		return 0;
+	w = &r->words[++*i];
+	*val = (perc_bytes){ w->data, w->len };
+	return 1;
+}
+
 /* Split line into unescaped words and sort out options from operands. */
 static int
 parse(struct request *r, char *line)
 {
 	char *word, *save = NULL;
-	const char *w;
+	perc_bytes v;
 	size_t i;
 
 	for (r->n = 0, word = strtok_r(line, " ", &save); word != NULL;
@@ -76,21 +123,34 @@ parse(struct request *r, char *line)
 			return PERC_EUSAGE;
 		r->n++;
 	}
-	r->txn = r->at = NULL;
-	r->lock = 0;
+	r->given = 0;
 	r->nargs = 0;
 	for (i = 1; i < r->n; i++) {
-		w = r->words[i].data;
-		if (strcmp(w, "-t") == 0 && i + 1 < r->n)
-			r->txn = r->words[++i].data;
-		else if (strcmp(w, "--at") == 0 && i + 1 < r->n)
-			r->at = r->words[++i].data;
-		else if (strcmp(w, "--lock") == 0)
-			r->lock = 1;
-		else if (strcmp(w, "--") == 0 || r->nargs == 3)
+		/* A handle or a timestamp is a C string: no NUL in it. */
+		if (option(&v, r, &i, "-t")) {
+			r->given |= O_TXN;
+			r->txn = v.data;
+			if (strlen(r->txn) != v.len)
+				return PERC_EUSAGE;
+		} else if (option(&v, r, &i, "--at")) {
+			r->given |= O_AT;
+			if (strlen(v.data) != v.len ||
+			    cmd_parse_ts(&r->at, v.data) < 0)
+				return PERC_EUSAGE;
+		} else if (option(&v, r, &i, "--prefix")) {
+			r->given |= O_PREFIX;
+			r->prefix = v;
+		} else if (option(&v, r, &i, "--column")) {
+			r->given |= O_COLUMN;
+			r->column = v;
+		} else if (is_word(&r->words[i], "--lock")) {
+			r->given |= O_LOCK;
+		} else if (is_word(&r->words[i], "--") || r->nargs == 3) {
 			return PERC_EUSAGE;
-		else
-			r->arg[r->nargs++] = (perc_bytes){ w, r->words[i].len };
+		} else {
+			r->arg[r->nargs++] = (perc_bytes){ r->words[i].data,
+			    r->words[i].len };
+		}
 	}
 	return r->n > 0 ? 0 : PERC_EUSAGE;
 }
@@ -99,16 +159,16 @@ static int
 run_get(perc_db *db, perc_txn *txn, const struct request *r)
 {
 	perc_buf val = PERC_BUF_INIT;
-	perc_ts ts = 0;
 	int rc;
 
-	if (r->nargs != 2 || (r->at && (txn || cmd_parse_ts(&ts, r->at))))
+	if ((r->given & O_LOCK) && txn == NULL)
 		return PERC_EUSAGE;
 	if (txn != NULL)
 		rc = perc_txn_get(&val, txn, r->arg[0], r->arg[1],
-		    r->lock ? PERC_GET_LOCK : 0);
+		    (r->given & O_LOCK) ? PERC_GET_LOCK : 0);
 	else
-		rc = perc_snapshot_get(&val, db, ts, r->arg[0], r->arg[1]);
+		rc = perc_snapshot_get(&val, db, (r->given & O_AT) ? r->at : 0,
+		    r->arg[0], r->arg[1]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ val.data ? val.data : "", val.len });
 	perc_buf_dispose(&val);
@@ -116,60 +176,173 @@ run_get(perc_db *db, perc_txn *txn, const struct request *r)
 }
 
 static int
-run_write(perc_db *db, perc_txn *txn, const struct request *r, int del)
+run_set(perc_db *db, perc_txn *txn, const struct request *r)
 {
 	perc_ts ts;
 	int rc;
 
-	if (r->nargs != (del ? 2u : 3u))
-		return PERC_EUSAGE;
 	if (txn != NULL)
-		rc = del ? perc_txn_del(txn, r->arg[0], r->arg[1]) :
-		    perc_txn_set(txn, r->arg[0], r->arg[1], r->arg[2]);
+		rc = perc_txn_set(txn, r->arg[0], r->arg[1], r->arg[2]);
 	else
-		rc = del ? perc_del(&ts, db, r->arg[0], r->arg[1]) :
-		    perc_set(&ts, db, r->arg[0], r->arg[1], r->arg[2]);
+		rc = perc_set(&ts, db, r->arg[0], r->arg[1], r->arg[2]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ NULL, 0 });
 	return rc;
 }
 
-/* Run one request; answers success itself, returns a failure code. */
+static int
+run_del(perc_db *db, perc_txn *txn, const struct request *r)
+{
+	perc_ts ts;
+	int rc;
+
+	if (txn != NULL)
+		rc = perc_txn_del(txn, r->arg[0], r->arg[1]);
+	else
+		rc = perc_del(&ts, db, r->arg[0], r->arg[1]);
+	if (rc == 0)
+		answer("ok", (perc_bytes){ NULL, 0 });
+	return rc;
+}
+
+/*
+ * One "cell ROW<TAB>COLUMN<TAB>VALUE" line for each cell, escaped as
+ * perc scan prints it, written as the scan goes: the library reads the
+ * store in batches, so a scan of any size takes no more memory than a
+ * batch.  "ok COUNT" ends the answer; a failure met midway ends it with
+ * its err line instead, after the cells already sent.
+ */
+static int
+run_scan(perc_db *db, perc_txn *txn, const struct request *r)
+{
+	perc_scan_options opts = PERC_SCAN_OPTIONS_INIT;
+	perc_bytes row, col, val;
+	perc_iter *it = NULL;
+	unsigned long long n = 0;
+	int rc;
+
+	if (r->given & O_AT)
+		opts.at = r->at;
+	if (r->given & O_PREFIX)
+		opts.prefix = r->prefix;
+	if (r->given & O_COLUMN)
+		opts.column = r->column;
+	if ((rc = perc_iter_scan(&it, db, txn, &opts)) == 0) {
+		while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
+			fputs("cell ", stdout);
+			cmd_print_field(row);
+			putchar('\t');
+			cmd_print_field(col);
+			putchar('\t');
+			cmd_print_field(val);
+			putchar('\n');
+			n++;
+		}
+	}
+	perc_iter_free(it);
+	if (rc != PERC_ITEROVER)
+		return rc;
+	answer_num(n, 0);
+	return 0;
+}
+
+static int
+run_commit(perc_db *db, perc_txn *txn, const struct request *r)
+{
+	perc_ts ts;
+	int rc;
+
+	(void)db;
+	(void)r;
+	if ((rc = perc_txn_commit(&ts, txn)) == 0)
+		answer_num(ts, 1);
+	return rc;
+}
+
+static int
+run_abort(perc_db *db, perc_txn *txn, const struct request *r)
+{
+	int rc;
+
+	(void)db;
+	(void)r;
+	if ((rc = perc_txn_abort(txn)) == 0)
+		answer("ok", (perc_bytes){ NULL, 0 });
+	return rc;
+}
+
+static int
+run_begin(perc_db *db, perc_txn *none, const struct request *r)
+{
+	perc_txn *txn;
+	const char *handle;
+	int rc;
+
+	(void)none;
+	(void)r;
+	if ((rc = perc_txn_begin(&txn, db)) < 0)
+		return rc;
+	handle = perc_txn_handle(txn);
+	answer("ok", (perc_bytes){ handle, strlen(handle) });
+	perc_txn_free(txn);
+	return 0;
+}
+
+static int
+run_ts(perc_db *db, perc_txn *txn, const struct request *r)
+{
+	perc_ts ts;
+	int rc;
+
+	(void)txn;
+	(void)r;
+	if ((rc = perc_ts_next(&ts, db, 1)) == 0)
+		answer_num(ts, 0);
+	return rc;
+}
+
+/* The requests, with the options each takes and its operand count. */
+static const struct verb {
+	const char *name;
+	unsigned    takes;      /* the O_* options it takes ... */
+	unsigned    needs;      /* ... and of those, the ones it needs */
+	size_t      nargs;      /* its operands */
+	int       (*fn)(perc_db *db, perc_txn *txn, const struct request *r);
+} verbs[] = {
+	{ "abort",  O_TXN, O_TXN, 0, run_abort },
+	{ "begin",  0, 0, 0, run_begin },
+	{ "commit", O_TXN, O_TXN, 0, run_commit },
+	{ "del",    O_TXN, 0, 2, run_del },
+	{ "get",    O_TXN | O_AT | O_LOCK, 0, 2, run_get },
+	{ "scan",   O_TXN | O_AT | O_PREFIX | O_COLUMN, 0, 0, run_scan },
+	{ "set",    O_TXN, 0, 3, run_set },
+	{ "ts",     0, 0, 0, run_ts },
+};
+
+/*
+ * Run one request; each run_* answers success itself, and run returns
+ * a failure code.  A usage error is found before the transaction is
+ * opened, so it is exit 2 whatever the handle, as for perc's commands.
+ */
 static int
 run(perc_db *db, const struct request *r)
 {
-	const char *cmd = r->words[0].data;
+	const struct verb *v = NULL;
 	perc_txn *txn = NULL;
-	char num[24];
-	perc_ts ts = 0;
+	size_t i;
 	int rc;
 
-	if (r->txn && (rc = perc_txn_open(&txn, db, r->txn)) < 0)
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]) && !v; i++)
+		if (is_word(&r->words[0], verbs[i].name))
+			v = &verbs[i];
+	if (v == NULL || (r->given & ~v->takes) ||
+	    (r->given & v->needs) != v->needs || r->nargs != v->nargs ||
+	    ((r->given & O_TXN) && (r->given & O_AT)))
+		return PERC_EUSAGE;
+	if ((r->given & O_TXN) && (rc = perc_txn_open(&txn, db, r->txn)) < 0)
 		return rc;
-	if (strcmp(cmd, "get") == 0)
-		rc = run_get(db, txn, r);
-	else if (strcmp(cmd, "set") == 0 || strcmp(cmd, "del") == 0)
-		rc = run_write(db, txn, r, cmd[0] == 'd');
-	else if (strcmp(cmd, "commit") == 0 && txn && r->nargs == 0)
-		rc = perc_txn_commit(&ts, txn);
-	else if (strcmp(cmd, "abort") == 0 && txn && r->nargs == 0)
-		rc = perc_txn_abort(txn);
-	else if (strcmp(cmd, "begin") == 0 && !txn && r->nargs == 0) {
-		perc_txn_free(txn);
-		if ((rc = perc_txn_begin(&txn, db)) == 0)
-			answer("ok", (perc_bytes){ perc_txn_handle(txn),
-			    strlen(perc_txn_handle(txn)) });
-	} else if (strcmp(cmd, "ts") == 0 && !txn && r->nargs == 0)
-		rc = perc_ts_next(&ts, db, 1);
-	else
-		rc = PERC_EUSAGE;
+	rc = v->fn(db, txn, r);
 	perc_txn_free(txn);
-	if (rc == 0 && (strcmp(cmd, "commit") == 0 ||
-	    strcmp(cmd, "ts") == 0 || strcmp(cmd, "abort") == 0)) {
-		snprintf(num, sizeof(num), "%" PRIu64, ts);
-		answer("ok", ts ? (perc_bytes){ num, strlen(num) } :
-		    (perc_bytes){ NULL, 0 });
-	}
 	return rc;
 }
 

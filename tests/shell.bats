@@ -1,0 +1,268 @@
+#!/usr/bin/env bats
+# tests/shell.bats - perc shell: requests a line, answers framed
+
+load helpers
+
+setup() {
+	perc_fresh_dir
+	OUT=$BATS_TEST_TMPDIR/out
+}
+
+# shell REQUEST...: one perc shell run, the requests one a line, its
+# answers in $OUT.
+shell() {
+	printf '%s\n' "$@" | perc shell > "$OUT"
+}
+
+# The bytes an escaped field stands for (\t, \n, \\ and \xhh only,
+# which printf %b reads the same way), to standard output.
+unescape() {
+	printf '%b' "$1"
+}
+
+@test "a job through one shell: one line an answer, scan ended by ok COUNT" {
+	perc set a c 1
+	t=$(perc begin)
+	shell "get -t $t a c" "get -t $t b c" "set -t $t b c 2" \
+	    "scan -t $t" "commit -t $t" "ts" "get b c"
+	# The commit timestamp, and then ts, from the oracle.
+	sed -i -E '7,8s/^ok [0-9]+$/ok TS/' "$OUT"
+	run cat "$OUT"
+	assert_output - <<-EOF
+	ok 1
+	none
+	ok
+	cell a	c	1
+	cell b	c	2
+	ok 2
+	ok TS
+	ok TS
+	ok 2
+	EOF
+}
+
+@test "scan of nothing is ok 0 alone" {
+	shell scan "scan --prefix x" "scan --column c"
+	run cat "$OUT"
+	assert_output $'ok 0\nok 0\nok 0'
+	perc set a c 1
+	shell "scan --prefix b" "scan --column d" "scan --at 1"
+	run cat "$OUT"
+	assert_output $'ok 0\nok 0\nok 0'
+}
+
+@test "scan -t shows the transaction's own buffered writes and hides its deletes" {
+	perc set a c 1
+	perc set b c 2
+	perc set d c 4
+	t=$(perc begin)
+	perc set e c late      # committed after t started: not visible to t
+	shell "set -t $t c c 3" "set -t $t b c changed" "del -t $t d c" \
+	    "set -t $t a\\tb c tab" "scan -t $t" "scan -t $t --prefix b" \
+	    "scan" "del -t $t a c" "scan -t $t --column c --prefix a"
+	run cat "$OUT"
+	assert_output - <<-EOF
+	ok
+	ok
+	ok
+	ok
+	cell a	c	1
+	cell a\\tb	c	tab
+	cell b	c	changed
+	cell c	c	3
+	ok 4
+	cell b	c	changed
+	ok 1
+	cell a	c	1
+	cell b	c	2
+	cell d	c	4
+	cell e	c	late
+	ok 4
+	ok
+	cell a\\tb	c	tab
+	ok 1
+	EOF
+}
+
+@test "scan --at: the snapshot at TS" {
+	perc set a c 1
+	perc set b c 1
+	t1=$(perc ts)
+	perc del a c
+	perc set b c 2
+	perc set d c 1
+	t2=$(perc ts)
+	shell "scan --at $t1" "scan --at $t2" "scan --at $t1 --prefix b --column c"
+	run cat "$OUT"
+	assert_output - <<-EOF
+	cell a	c	1
+	cell b	c	1
+	ok 2
+	cell b	c	2
+	cell d	c	1
+	ok 2
+	cell b	c	1
+	ok 1
+	EOF
+}
+
+@test "--prefix and --column filter, P and C escaped words of any bytes" {
+	perc set 'a b' c 1
+	perc set 'a bc' 'c d' 2
+	perc set ab c 3
+	perc set -e 'x\x00y' 'c\x00' 4
+	perc set -e 'x\x00z' 'c' 5
+	perc set x c 6
+	shell 'scan --prefix a\x20b' 'scan --column c\x20d' \
+	    'scan --prefix x\x00' 'scan --column c\x00' \
+	    'scan --column c --prefix a' 'scan --prefix x --column c'
+	run cat "$OUT"
+	assert_output - <<-EOF
+	cell a b	c	1
+	cell a bc	c d	2
+	ok 2
+	cell a bc	c d	2
+	ok 1
+	cell x\\x00y	c\\x00	4
+	cell x\\x00z	c	5
+	ok 2
+	cell x\\x00y	c\\x00	4
+	ok 1
+	cell a b	c	1
+	cell ab	c	3
+	ok 2
+	cell x	c	6
+	cell x\\x00z	c	5
+	ok 2
+	EOF
+}
+
+@test "any bytes in a cell come through the framing: one line, as scan prints it" {
+	all=$BATS_TEST_TMPDIR/all
+	# shellcheck disable=SC2059 # the format is the 256 bytes
+	printf "$(printf '\\%03o' $(seq 0 255))" > "$all"
+	# Lines that look like answers, inside a value.
+	printf '\nok 1\nerr 2 x\ncell a\tb\tc\n' >> "$all"
+	perc set -e 'r\tow\n\x00' 'c\\ol' < "$all"
+	perc set 'ok 1' 'err 2' 'cell x'
+	perc set ' sp ' c ' v '
+	shell scan
+	[ "$(wc -l < "$OUT")" -eq 4 ] || fail "$(cat "$OUT")"
+	[ "$(tail -n 1 "$OUT")" = 'ok 3' ]
+	perc scan > "$BATS_TEST_TMPDIR/scan"
+	sed -n 's/^cell //p' "$OUT" | cmp - "$BATS_TEST_TMPDIR/scan"
+	# Each field splits off at its tabs and stands for its bytes.
+	line=$(sed -n 's/^cell r//p' "$OUT")
+	row=r${line%%$'\t'*}
+	line=${line#*$'\t'}
+	col=${line%%$'\t'*}
+	unescape "${line#*$'\t'}" | cmp - "$all"
+	[ "$row" = 'r\tow\n\x00' ] && [ "$col" = 'c\\ol' ]
+	# And goes back as a word, a space as \x20.
+	shell "get $row $col" 'get \x20sp\x20 c' 'get ok\x201 err\x202'
+	[ "$(head -n 1 "$OUT")" = "ok ${line#*$'\t'}" ]
+	run sed -n '2,$p' "$OUT"
+	assert_output $'ok  v \nok cell x'
+}
+
+@test "a scan of many batches streams every cell, in order" {
+	n=1100
+	t=$(perc begin)
+	awk -v t="$t" -v n="$n" 'BEGIN {
+	    for (i = 1; i <= n; i++) printf "set -t %s r%05d c v%d\n", t, i, i }' |
+	    perc shell | grep -vc '^ok$' | grep -qx 0
+	perc commit -t "$t" > /dev/null
+	shell scan "scan --prefix r0110"
+	[ "$(sed -n "$((n + 1))p" "$OUT")" = "ok $n" ]
+	perc scan > "$BATS_TEST_TMPDIR/scan"
+	head -n "$n" "$OUT" | sed 's/^cell //' | cmp - "$BATS_TEST_TMPDIR/scan"
+	run sed -n "$((n + 2)),\$p" "$OUT"
+	assert_output - <<-EOF
+	cell r01100	c	v1100
+	ok 1
+	EOF
+}
+
+@test "scan with an unknown, finished or garbage handle is err 5, and the shell goes on" {
+	t=$(perc begin)
+	perc commit -t "$t" > /dev/null
+	shell "scan -t 999999" "scan -t abc" "scan -t 12x" "scan -t $t" ts
+	[ "$(wc -l < "$OUT")" -eq 5 ]
+	run grep -c '^err 5 .*[a-z]' "$OUT"
+	assert_output 4
+	[[ $(tail -n 1 "$OUT") =~ ^ok\ [0-9]+$ ]]
+}
+
+@test "scan usage errors are err 2, whatever the handle" {
+	t=$(perc begin)
+	shell "scan extra" "scan -t $t --at 5" "scan -t 999999 --at 5" \
+	    "scan --at x" "scan --at 0" "scan --at 5\\x00" "scan --bogus" \
+	    "scan -e" "scan --lock" "scan --prefix" "scan --column" "scan -t" \
+	    "scan --Prefix a" "scan --prefix\\x00 a" "scan -t $t --" ts
+	[ "$(wc -l < "$OUT")" -eq 16 ] || fail "$(cat "$OUT")"
+	run grep -vc '^err 2 [a-z]' "$OUT"
+	assert_output 1
+	[[ $(tail -n 1 "$OUT") =~ ^ok\ [0-9]+$ ]]
+}
+
+@test "each request takes its own options only" {
+	t=$(perc begin)
+	shell "set --at 5 r c v" "set --lock -t $t r c v" "del --prefix r r c" \
+	    "get --lock r c" "get --column c r c" "commit" "abort" \
+	    "begin -t $t" "ts --at 5" "commit -t $t x" "frob" "-t $t"
+	run grep -vc '^err 2 ' "$OUT"
+	assert_output 0
+	[ "$(wc -l < "$OUT")" -eq 12 ]
+	# None of them wrote.
+	shell "scan -t $t" "commit -t $t"
+	run cat "$OUT"
+	assert_output $'ok 0\nok'
+}
+
+@test "a live lock met midway ends the answer with err 4 after the cells before it" {
+	perc set a col old-a
+	perc set m col old-m
+	perc set z col z
+	t=$(perc begin)
+	perc set -t "$t" m col new-m
+	start_live_commit "$t" m col
+	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc shell <<-EOF
+	scan
+	scan --prefix z
+	EOF
+	assert_equal "${lines[0]}" $'cell a\tcol\told-a'
+	[[ ${lines[1]} == 'err 4 '[a-z]* ]] || fail "${lines[1]}"
+	assert_equal "${lines[2]}" $'cell z\tcol\tz'
+	assert_equal "${lines[3]}" 'ok 1'
+	[ "${#lines[@]}" -eq 4 ]
+	kill_live_commit
+}
+
+@test "the whole job of perc-shell(1)'s example runs" {
+	awk '/^\.Bd -literal/ { getline; if ($0 == "#!/bin/bash") f = 1 }
+	    f && /^\.Ed/ { exit } f' "$PERC_SRC/man/perc-shell.1" |
+	    sed 's/\\e/\\/g' > "$BATS_TEST_TMPDIR/job"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/job")" -gt 50 ]
+	perc set bank reserve 10000
+	perc set acct:ann balance 500
+	perc set 'acct:bo b' balance 1000
+	perc set "$(printf 'acct:c\ty')" balance 300
+	perc set acct:ann email ann@example.org
+	perc set other balance 700
+	run -0 timeout 60 bash "$BATS_TEST_TMPDIR/job" 3>&-
+	assert_output --regexp '^paid 18 to 3 accounts; committed at [0-9]+$'
+	run -0 perc scan
+	assert_output - <<-EOF
+	acct:ann	balance	505
+	acct:ann	email	ann@example.org
+	acct:bo b	balance	1010
+	acct:c\\ty	balance	303
+	bank	reserve	9982
+	other	balance	700
+	EOF
+	# Without the reserve, its get fails: exit 1, nothing written.
+	perc del bank reserve
+	run -1 timeout 60 bash "$BATS_TEST_TMPDIR/job" 3>&-
+	run -0 perc get acct:ann balance
+	assert_output 505
+}
