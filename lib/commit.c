@@ -27,6 +27,64 @@
 static const perc_bytes none = { "", 0 };
 
 /*
+ * A bulk commit (perc_load's, txn->bulk) has the store gather the
+ * writes of its secondaries' steps into groups (store_ops.group), each
+ * written after GROUP_CELLS cells or GROUP_BYTES bytes, before a lock
+ * in the way is resolved, and before a failpoint or the commit point:
+ * a crash still stops it between two steps of a cell, never inside one.
+ */
+#define GROUP_CELLS 4096
+#define GROUP_BYTES ((size_t)4 << 20)
+
+struct group {
+	int    on;              /* the store is gathering */
+	size_t cells, bytes;    /* gathered since the last write */
+};
+
+static int
+group_start(perc_txn *txn, struct group *g)
+{
+	struct store *s = txn->db->store;
+
+	if (!txn->bulk || s->ops->group == NULL)
+		return 0;
+	g->on = 1;
+	return s->ops->group(s, 1);
+}
+
+/* Write the group out now (when it has grown by w, only if it is big). */
+static int
+group_flush(perc_txn *txn, struct group *g, const struct write *w)
+{
+	struct store *s = txn->db->store;
+
+	if (g == NULL || !g->on)
+		return 0;
+	if (w != NULL) {
+		g->cells++;
+		g->bytes += w->row.len + w->col.len + w->value.len;
+		if (g->cells < GROUP_CELLS && g->bytes < GROUP_BYTES)
+			return 0;
+	}
+	g->cells = g->bytes = 0;
+	return s->ops->group(s, 1);
+}
+
+/* Write the group out and stop gathering; rc, or the write's failure. */
+static int
+group_end(perc_txn *txn, struct group *g, int rc)
+{
+	struct store *s = txn->db->store;
+	int wrc;
+
+	if (!g->on)
+		return rc;
+	g->on = 0;
+	wrc = s->ops->group(s, 0);
+	return rc < 0 ? rc : wrc;
+}
+
+/*
  * The k-th write in commit order: the primary first, then the others
  * in byte order.
  */
@@ -58,7 +116,7 @@ col_of(const struct write *w)
  */
 static int
 prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
-    struct lock_rec *lock)
+    struct lock_rec *lock, struct group *g)
 {
 	struct store *s = txn->db->store;
 	unsigned flags = db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
@@ -72,7 +130,7 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 	for (tries = 0; tries < 64; tries++) {
 		rc = s->ops->prewrite(s, committed_at, w, lock, flags,
 		    &blocker);
-		if (rc != PERC_ELOCKED)
+		if (rc != PERC_ELOCKED || (rc = group_flush(txn, g, NULL)) < 0)
 			break;
 		rc = lock_resolve(&action, txn->db, row_of(w), col_of(w),
 		    &blocker, 0);
@@ -111,15 +169,20 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 {
 	const struct writeset *ws = &txn->writes;
 	struct store *s = txn->db->store;
+	struct group g = { 0, 0, 0 };
 	size_t i;
 	int rc = 0;
 
 	for (i = 1; i < ws->n && rc == 0; i++) {
 		rc = s->ops->commit(s, row_of(nth(ws, i)), col_of(nth(ws, i)),
 		    txn->journal.start_ts, commit_ts, 0);
-		if (rc == 0 && i == 1)
-			rc = failpoint(txn->db, "after-commit-secondary");
+		if (rc == 0 && i == 1 && (rc = failpoint(txn->db,
+		    "after-commit-secondary")) == 0)
+			rc = group_start(txn, &g);
+		else if (rc == 0)
+			rc = group_flush(txn, &g, nth(ws, i));
 	}
+	rc = group_end(txn, &g, rc);
 	if (rc < 0)
 		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
 		    "transaction %s committed at %llu but its secondaries "
@@ -175,6 +238,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 {
 	const struct writeset *ws = &txn->writes;
 	struct lock_rec lock;
+	struct group g = { 0, 0, 0 };
 	perc_db *db = txn->db;
 	int64_t renewed = clock_mono_ms();
 	int rc = 0;
@@ -190,14 +254,19 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 		goto done;
 	for (*done = 0; *done < ws->n; ++*done) {
 		if ((rc = prewrite_cell(committed_at, txn, nth(ws, *done),
-		    &lock)) < 0)
+		    &lock, &g)) < 0)
 			break;
 		if (*done == 0 &&
-		    (rc = failpoint(db, "after-prewrite-primary")) < 0)
+		    ((rc = failpoint(db, "after-prewrite-primary")) < 0 ||
+		    (rc = group_start(txn, &g)) < 0))
 			break;
-		if ((rc = keep_lease(&renewed, txn)) < 0)
+		if ((*done > 0 && (rc = group_flush(txn, &g,
+		    nth(ws, *done))) < 0) ||
+		    (rc = keep_lease(&renewed, txn)) < 0)
 			break;
 	}
+	/* What is gathered is written: a rollback must see those locks. */
+	rc = group_end(txn, &g, rc);
 	if (rc == 0)
 		rc = failpoint(db, "after-prewrite");
 done:
@@ -219,6 +288,7 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	if (!ws->commit_begun && (rc = journal_append(&txn->journal,
 	    JOURNAL_COMMIT_BEGUN, none, none, none, 0)) < 0)
 		return rc;
+	txn->writes.commit_begun = 1;   /* for an abort of bulk writes */
 	rc = prewrite_all(&commit_ts, &done, txn);
 	if (rc == PERC_ECOMMITTED)
 		goto secondaries;       /* an earlier run got that far */
@@ -251,8 +321,10 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	int rc;
 
 	*out = 0;
-	txn->loaded = 0;
-	writeset_dispose(&txn->writes);
+	if (!txn->bulk) {
+		txn->loaded = 0;
+		writeset_dispose(&txn->writes);
+	}
 	if ((rc = failpoint_check()) < 0 ||
 	    (rc = journal_take_token(&txn->journal, deadline)) < 0 ||
 	    (rc = txn_writes(txn)) < 0)
@@ -299,8 +371,10 @@ perc_txn_abort(perc_txn *txn)
 	int64_t deadline = clock_deadline(txn->db->timeout_ms);
 	int rc, finished;
 
-	txn->loaded = 0;
-	writeset_dispose(&txn->writes);
+	if (!txn->bulk) {
+		txn->loaded = 0;
+		writeset_dispose(&txn->writes);
+	}
 	if ((rc = journal_take_token(&txn->journal, deadline)) < 0)
 		return rc;
 	/*

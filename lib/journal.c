@@ -310,7 +310,12 @@ write_seq_cmp(const void *a, const void *b)
 	return x->op_seq < y->op_seq ? -1 : x->op_seq > y->op_seq;
 }
 
-static int
+/*
+ * Add a copy of one write at the end of ws, whose array has room for
+ * *cap; the order of the calls is the journal order that
+ * writeset_fold keeps the last write of a cell by.
+ */
+int
 writeset_append(struct writeset *ws, size_t *cap, int op, perc_bytes row,
     perc_bytes col, perc_bytes value)
 {
@@ -367,7 +372,7 @@ write_fold(struct write *kept, struct write *w)
  * Sort the writes by cell, keep one a cell, and choose the primary:
  * an observer's ack cell, so that its commit point is the ack's.
  */
-static void
+void
 writeset_fold(struct writeset *ws)
 {
 	size_t i, keep = 0;

@@ -44,6 +44,9 @@ int  journal_take_token(struct journal *j, int64_t deadline_ms);
 int  journal_finish(struct journal *j);
 int  journal_owner_alive(const char *dir, perc_ts start_ts);
 
+int  writeset_append(struct writeset *ws, size_t *cap, int op,
+                     perc_bytes row, perc_bytes col, perc_bytes value);
+void writeset_fold(struct writeset *ws);
 struct write *writeset_find(const struct writeset *ws, perc_bytes row,
                             perc_bytes col);
 void writeset_dispose(struct writeset *ws);

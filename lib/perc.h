@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,6 +179,39 @@ void perc_txn_free(perc_txn *txn);
 int  perc_set(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col,
               perc_bytes value);
 int  perc_del(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
+
+/*
+ * Bulk load: perc_load reads cells from in, in the form perc_iter_next
+ * cells take in scan's output, ROW<TAB>COLUMN<TAB>VALUE a line, each
+ * field escaped as perc_escape writes it (hex digits in either case; a
+ * last line may lack its newline), and writes them as puts in
+ * transactions of batch lines each, or all in one when batch is 0.  A
+ * cell given twice in one transaction keeps its last value.  Each
+ * transaction is parsed whole before it begins, so a malformed line is
+ * PERC_EUSAGE, whose message names the line, with nothing of its
+ * transaction written; the transactions before it stay committed.
+ * Only one transaction's cells are in memory at a time.
+ *
+ * committed, if not NULL, hears of each commit, in order, with its
+ * timestamp and the number of the last line it holds; a non-zero
+ * return stops the load and is returned.  progress, if not NULL, hears
+ * now and then how many lines were read and how many committed.  A
+ * commit fails as perc_txn_commit does (PERC_ECONFLICT, PERC_ETIMEOUT,
+ * ...), and the load stops there, no transaction left open.
+ */
+typedef struct {
+	unsigned  version;         /* PERC_LOAD_OPTIONS_VERSION */
+	uint64_t  batch;           /* lines per transaction; 0: one for all */
+	int     (*committed)(perc_ts commit_ts, uint64_t last_line,
+	                     void *arg);
+	void    (*progress)(uint64_t read, uint64_t committed, void *arg);
+	void     *arg;             /* passed to both */
+} perc_load_options;
+#define PERC_LOAD_OPTIONS_VERSION 1
+#define PERC_LOAD_OPTIONS_INIT \
+	{ PERC_LOAD_OPTIONS_VERSION, 0, NULL, NULL, NULL }
+
+int  perc_load(perc_db *db, FILE *in, const perc_load_options *opts);
 
 /*
  * Snapshot read outside a transaction; at == 0 means the newest

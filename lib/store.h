@@ -104,6 +104,11 @@ struct store_ops {
 	   store's slack); NULL where owners need no lease (LevelDB). */
 	int  (*lease_keep)(struct store *s, perc_bytes primary_row,
 	                   perc_ts start_ts, uint32_t ttl_ms);
+	/* Gather the writes of the steps that follow, on cells each
+	   different, into one batch of the store (on), or write what was
+	   gathered and stop (off); a synced write writes them first.  A
+	   bulk commit's (perc_load) saving; NULL: each step writes alone. */
+	int  (*group)(struct store *s, int on);
 
 	/* The Percolator steps on one cell: see leveldb_mvcc.c. */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,

@@ -286,6 +286,12 @@ ldb_release(struct store *base)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 
+	/* Writes still gathered are dropped, as by a crash before them. */
+	if (s->group != NULL) {
+		leveldb_writebatch_destroy(s->group);
+		s->group = NULL;
+		s->grouped = 0;
+	}
 	if (s->db != NULL) {
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
@@ -325,10 +331,29 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
  * failed write LevelDB's log may end in a torn record, so no more
  * writes go in until the store is opened again.
  */
+static int
+ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
+{
+	char *err = NULL;
+
+	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
+	    s->write_nosync, batch, &err);
+	if (batch == s->group) {
+		leveldb_writebatch_clear(s->group);
+		s->grouped = 0;
+	}
+	if (err != NULL) {
+		s->base.failed = 1;
+		return ldb_fail(s, err, "cannot write the store");
+	}
+	s->wrote = 1;
+	return 0;
+}
+
 int
 ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 {
-	char *err = NULL;
+	int rc;
 
 	if (s->base.read_only == ENOSPC)
 		return disk_full_error(s->dir, "cannot write the store");
@@ -339,14 +364,40 @@ ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 	if (s->base.failed)
 		return error_set(PERC_EIO, "cannot write the store: an "
 		    "earlier write failed; retry: nothing committed was lost");
-	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
-	    s->write_nosync, batch, &err);
-	if (err != NULL) {
-		s->base.failed = 1;
-		return ldb_fail(s, err, "cannot write the store");
+	if (s->group != NULL && !sync) {
+		leveldb_writebatch_append(s->group, batch);
+		s->grouped++;
+		return 0;
 	}
-	s->wrote = 1;
-	return 0;
+	if (s->group != NULL && s->grouped > 0 &&
+	    (rc = ldb_write_now(s, s->group, 0)) < 0)
+		return rc;
+	return ldb_write_now(s, batch, sync);
+}
+
+/*
+ * store_ops.group: gather the writes of the steps that follow into one
+ * batch (on), or write what was gathered and stop (off).  A synced
+ * write, a commit point, writes the gathered ones before it.  Steps
+ * read the store without what is gathered: the caller groups steps on
+ * different cells only, and ends a group before it reads a cell that
+ * the group wrote.  A group is one batch: a crash keeps all of it or
+ * none, each cell's step atomic as ever.
+ */
+static int
+ldb_group(struct store *base, int on)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	int rc = 0;
+
+	if (s->group != NULL && s->grouped > 0)
+		rc = ldb_write_now(s, s->group, 0);
+	if (s->group != NULL && !on) {
+		leveldb_writebatch_destroy(s->group);
+		s->group = NULL;
+	} else if (s->group == NULL && on)
+		s->group = leveldb_writebatch_create();
+	return rc;
 }
 
 leveldb_iterator_t *
@@ -425,6 +476,7 @@ static const struct store_ops ldb_ops = {
 	.ts_last        = ldb_ts_last,
 	.owner_alive    = ldb_owner_alive,
 	.lease_keep     = NULL,         /* the journal's token says it all */
+	.group          = ldb_group,
 	.read           = ldb_read,
 	.get_lock       = ldb_get_lock,
 	.find_commit    = ldb_find_commit,

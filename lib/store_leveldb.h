@@ -26,6 +26,8 @@ struct ldb_store {
 	int                     wrote;    /* a write went in this session */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
+	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
+	size_t                  grouped;  /* batches gathered in it */
 };
 
 /*

@@ -92,7 +92,7 @@ txn_writes(perc_txn *txn)
 	struct journal *j = &txn->journal;
 	int rc;
 
-	if (txn->loaded)
+	if (txn->loaded || txn->bulk)
 		return 0;
 	if (!j->token && clock_flock(j->fd, LOCK_SH,
 	    clock_deadline(txn->db->timeout_ms)) < 0)

@@ -10,6 +10,8 @@ struct perc_txn {
 	struct journal  journal;
 	struct writeset writes;      /* loaded on first need */
 	int             loaded;
+	int             bulk;        /* perc_load's: writes given in memory,
+	                                not in the journal; store groups */
 };
 
 int txn_writes(struct perc_txn *txn);

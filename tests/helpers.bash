@@ -8,10 +8,10 @@ PERC_SRC=${PERC_SRC:-"$BATS_TEST_DIRNAME/.."}
 PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
-COMMANDS="abort begin commit del get help init resolve-locks run-observer
+COMMANDS="abort begin commit del get help init load resolve-locks run-observer
 	scan scan-notify set shell show ts"
 # The ones that need a data directory.
-DATA_COMMANDS="abort begin commit del get resolve-locks scan scan-notify
+DATA_COMMANDS="abort begin commit del get load resolve-locks scan scan-notify
 	set shell show ts"
 
 # The store the suite runs on: leveldb (the default), or redis, where

@@ -213,6 +213,48 @@ report "perc ts -n 1000000, timestamps/s" \
     "$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.0f", 1e6 / (e - s) }')" \
     "/s" 2000000 ">= 1.0"
 
+echo "== bulk load: perc load --batch 100000 against sqlite3's .import"
+# The same rows, in scan's form, one transaction for sqlite3 (.import
+# makes one); peak RSS from /usr/bin/time, where there is one, which
+# must not grow with the load past one batch's.
+load_part() {
+	local cells tsv one s e ts rss rss1 sq
+	cells=$(n 1000000)
+	tsv="$work/load.tsv"
+	awk -v n="$cells" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "row%09d\tcol\tvalue %d, a value of some forty bytes\n", i, i }' \
+	    > "$tsv"
+	# timed CMD...: seconds, and peak RSS in KB (0 unknown), on one line
+	timed() {
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out"
+			cat "$work/time"
+		else
+			s=$(date +%s.%N); "$@" > "$work/out"; e=$(date +%s.%N)
+			awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f 0\n", e - s }'
+		fi
+	}
+	fresh "$work/load"
+	read -r ts rss < <(timed perc -d "$work/load" load --batch 100000 < "$tsv")
+	[ "$(wc -l < "$work/out")" -eq $(((cells + 99999) / 100000)) ] ||
+	    echo "(perc load printed $(wc -l < "$work/out") timestamps, not one per batch)"
+	head -n 100000 "$tsv" > "$work/one.tsv"
+	fresh "$work/load1"
+	read -r one rss1 < <(timed perc -d "$work/load1" load --batch 100000 < "$work/one.tsv")
+	if command -v sqlite3 > /dev/null; then
+		rm -f "$work/load.db"
+		read -r sq _ < <(timed sqlite3 "$work/load.db" \
+		    'CREATE TABLE t(r BLOB, c BLOB, v BLOB, PRIMARY KEY (r, c)) WITHOUT ROWID;' \
+		    '.mode tabs' ".import $tsv t")
+		report "sqlite3 .import of $cells rows, s" "$sq" s "$sq" "-"
+		report "perc load --batch 100000, $cells cells, s" "$ts" s "$sq" "<= 2.0"
+	else
+		report "perc load --batch 100000, $cells cells, s" "$ts" s "$ts" "-"
+	fi
+	report "perc load peak RSS, KB (against 1 batch's)" "$rss" KB "$rss1" "<= 1.2"
+}
+load_part
+
 echo "== get latency against table size"
 fresh "$work/small"; "$bench" load "$work/small" 1000
 fresh "$work/big"; "$bench" load "$work/big" "$(n 1000000)"

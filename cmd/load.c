@@ -1,0 +1,74 @@
+/* cmd/load.c - perc load: write the cells of scan's output, in batches */
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static const char usage[] = "usage: perc load [--batch N]";
+
+enum { OPT_BATCH = 256 };
+
+/* Each commit's timestamp at once, so a later failure loses none. */
+static int
+committed(perc_ts ts, uint64_t last_line, void *arg)
+{
+	(void)last_line;
+	(void)arg;
+	printf("%" PRIu64 "\n", ts);
+	if (fflush(stdout) != 0)
+		return PERC_EIO;        /* perc.c says why */
+	return 0;
+}
+
+/* On a terminal only: lines read and committed, on one line redrawn. */
+static void
+progress(uint64_t read, uint64_t done, void *arg)
+{
+	int *shown = arg;
+
+	fprintf(stderr, "\rperc load: %" PRIu64 " lines read, %" PRIu64
+	    " committed", read, done);
+	*shown = 1;
+}
+
+int
+cmd_load(int argc, char **argv, struct perc_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		CMD_COMMON_LONGOPTS,
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ NULL, 0, NULL, 0 }
+	};
+	perc_load_options opts = PERC_LOAD_OPTIONS_INIT;
+	const char *batch = NULL;
+	int ch, rc, shown = 0;
+
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			ctx->dir = optarg;
+			break;
+		case 'h':
+			return cmd_help_text(usage);
+		case OPT_BATCH:
+			batch = optarg;
+			break;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	/* N as strict as a timestamp: decimal, no sign, not 0. */
+	if (optind != argc || (batch && cmd_parse_ts(&opts.batch, batch) < 0))
+		return cmd_usage(usage);
+	opts.committed = committed;
+	if (isatty(STDERR_FILENO))
+		opts.progress = progress;
+	opts.arg = &shown;
+	if ((rc = cmd_open_db(ctx)) == 0)
+		rc = perc_load(ctx->db, stdin, &opts);
+	if (shown)
+		fputc('\n', stderr);
+	return rc < 0 ? cmd_fail(rc) : 0;
+}

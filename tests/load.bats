@@ -1,0 +1,235 @@
+#!/usr/bin/env bats
+# tests/load.bats - perc load: writing the cells of scan's output
+
+load helpers
+
+setup() {
+	perc_fresh_dir
+}
+
+# load_input TEXT: the printf(1) form of TEXT into $IN, for perc load.
+load_input() {
+	IN="$BATS_TEST_TMPDIR/in"
+	printf "$1" > "$IN"
+}
+
+@test "scan | load copies every visible cell, whatever its bytes" {
+	src=$PERC_DIR
+	perc_fresh_dir copy
+	dst=$PERC_DIR
+	export PERC_DIR=$src
+	for i in 0 9 10 13 32 92 127 128 255; do
+		b=$(printf '\\%03o' "$i")
+		printf "v$b\\000$b\n" | perc set -e "r\\x$(printf %02x "$i")" c
+	done
+	printf 'x\ty\nz\\\x80\xff\x00\x1f\x7f ~' | perc set "$(printf 'r\\ow')" "$(printf 'c\tol')"
+	perc set '' '' ''
+	perc set -- -dash -col -value
+	perc set gone c v
+	perc del gone c
+	head -c 3000 /dev/urandom > "$BATS_TEST_TMPDIR/big"
+	perc set big c < "$BATS_TEST_TMPDIR/big"
+	perc scan > "$BATS_TEST_TMPDIR/a.tsv"
+	run -0 --separate-stderr perc -d "$dst" load < "$BATS_TEST_TMPDIR/a.tsv"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ ${lines[0]} =~ ^[1-9][0-9]*$ ]]
+	perc -d "$dst" scan > "$BATS_TEST_TMPDIR/b.tsv"
+	cmp "$BATS_TEST_TMPDIR/a.tsv" "$BATS_TEST_TMPDIR/b.tsv"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/b.tsv")" -eq 13 ]
+	perc -d "$dst" get big c > "$BATS_TEST_TMPDIR/big.out"
+	cmp "$BATS_TEST_TMPDIR/big" "$BATS_TEST_TMPDIR/big.out"
+	perc -d "$dst" get -e 'r\x00' c > "$BATS_TEST_TMPDIR/nul.out"
+	assert_bytes 'v\000\000\000\n' "$BATS_TEST_TMPDIR/nul.out"
+	perc -d "$dst" get -e 'r\xff' c > "$BATS_TEST_TMPDIR/ff.out"
+	assert_bytes 'v\377\000\377\n' "$BATS_TEST_TMPDIR/ff.out"
+	run -1 perc -d "$dst" get gone c
+}
+
+@test "load reads hex digits in either case, and a last line without newline" {
+	load_input 'r\\xFF\tc\\x0a\tv\\xaB\\t\\\\\\n\nlast\tc\tno newline'
+	run -0 --separate-stderr perc load < "$IN"
+	[ "${#lines[@]}" -eq 1 ]
+	perc get -e 'r\xff' 'c\n' > "$BATS_TEST_TMPDIR/out"
+	assert_bytes 'v\253\t\\\n' "$BATS_TEST_TMPDIR/out"
+	run -0 perc get last c
+	assert_output 'no newline'
+}
+
+@test "load writes over what is there and leaves the other cells alone" {
+	perc set a c old
+	perc set keep c kept
+	load_input 'a\tc\tnew\nb\tc\tb\n'
+	run -0 perc load < "$IN"
+	run -0 perc scan
+	assert_output "$(printf 'a\tc\tnew\nb\tc\tb\nkeep\tc\tkept')"
+}
+
+@test "--batch N commits every N lines: one rising timestamp each" {
+	for i in 1 2 3 4 5 6 7; do printf 'r%s\tc\t%s\n' "$i" "$i"; done \
+	    > "$BATS_TEST_TMPDIR/in"
+	for n in 1 3 7 100; do
+		run -0 --separate-stderr perc load --batch "$n" < "$BATS_TEST_TMPDIR/in"
+		[ -z "$stderr" ]
+		[ "${#lines[@]}" -eq $(((7 + n - 1) / n)) ] ||
+			fail "--batch $n printed ${#lines[@]} timestamps"
+		printf '%s\n' "${lines[@]}" | sort -c -n -u
+	done
+	run -0 perc load --batch=2 < "$BATS_TEST_TMPDIR/in"
+	[ "${#lines[@]}" -eq 4 ]
+	# each batch is a transaction of its own: r1-r3 at the first one
+	perc load --batch 3 < "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/ts"
+	t1=$(sed -n 1p "$BATS_TEST_TMPDIR/ts")
+	t2=$(sed -n 2p "$BATS_TEST_TMPDIR/ts")
+	perc set r1 c changed
+	run -0 perc scan --at "$t1"
+	[ "${#lines[@]}" -eq 7 ]
+	run -0 perc show r3 c
+	[[ $output == *"write	$t1	"* ]]
+	run -0 perc show r4 c
+	[[ $output == *"write	$t2	"* ]]
+}
+
+@test "empty input: nothing printed, nothing written, exit 0" {
+	run -0 --separate-stderr perc load < /dev/null
+	assert_output ''
+	[ -z "$stderr" ]
+	run -0 --separate-stderr perc load --batch 5 < /dev/null
+	assert_output ''
+	run -0 perc scan
+	assert_output ''
+	[ -z "$(ls -A "$PERC_DIR/txn")" ]
+}
+
+@test "a cell given twice in one transaction keeps its last value" {
+	load_input 'k\tc\tfirst\nx\tc\t1\nk\tc\tsecond\nk\tc\tlast\n'
+	run -0 perc load < "$IN"
+	[ "${#lines[@]}" -eq 1 ]
+	run -0 perc get k c
+	assert_output last
+	run -0 perc show k c
+	[ "$(grep -c '	write	' <<<"$output")" -eq 1 ]
+	# across batches too, each its own version
+	run -0 perc load --batch 2 < "$IN"
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 perc get k c
+	assert_output last
+}
+
+@test "a malformed line: exit 2 naming it, nothing of its transaction written" {
+	load_input 'r1\tc\t1\nr2\tc\t2\nr3\tc\t3\nr4\tc\t4\nr5\tc\t5\n'
+	sed -i '4s/.*/r4\tonly two/' "$IN"
+	run -2 --separate-stderr perc load --batch 2 < "$IN"
+	assert_error_line '*line 4*'
+	[ "${#lines[@]}" -eq 1 ]
+	ts=${lines[0]}
+	run -0 perc scan
+	assert_output "$(printf 'r1\tc\t1\nr2\tc\t2')"
+	run -1 perc get r3 c
+	# without --batch, nothing at all
+	perc_fresh_dir other
+	run -2 --separate-stderr perc load < "$IN"
+	assert_error_line '*line 4*'
+	assert_output ''
+	run -0 perc scan
+	assert_output ''
+	[ -z "$(ls -A "$PERC_DIR/txn")" ]
+	[ -n "$ts" ]
+}
+
+@test "a line of the wrong number of fields is malformed" {
+	for bad in 'a\tb' 'a\tb\tc\td' '' 'abc' 'a\tb\tc\t'; do
+		load_input "ok\tc\tv\n$bad\nok2\tc\tv\n"
+		run -2 --separate-stderr perc load < "$IN"
+		assert_error_line '*line 2*'
+		assert_output ''
+	done
+	run -0 perc scan
+	assert_output ''
+}
+
+@test "bad escapes are malformed; a raw byte outside 0x20-0x7e is taken as it is" {
+	for bad in 'r\\q' 'r\\x4' 'r\\xzz' 'r\\x' 'r\\' 'r\\0' 'r\\T' 'r\\N' 'r\\ '; do
+		for field in 1 2 3; do
+			case $field in
+			1) line="$bad\tc\tv" ;;
+			2) line="r\t$bad\tv" ;;
+			3) line="r\tc\t$bad" ;;
+			esac
+			load_input "fine\tc\tv\n$line\n"
+			run -2 --separate-stderr perc load < "$IN"
+			assert_error_line '*line 2*'
+			assert_output ''
+		done
+	done
+	run -0 perc scan
+	assert_output ''
+	load_input 'r\303\251\tc\r\tv\000w\n'
+	run -0 perc load < "$IN"
+	perc get "$(printf 'r\303\251')" "$(printf 'c\r')" > "$BATS_TEST_TMPDIR/out"
+	assert_bytes 'v\000w' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "bad --batch values and operands are usage errors" {
+	load_input 'r\tc\tv\n'
+	for args in "--batch 0" "--batch -1" "--batch x" "--batch 2x" \
+	    "--batch=" "--batch +3" "--batch 18446744073709551616" "--batch" \
+	    "extra" "-t 1"; do
+		run -2 --separate-stderr perc load $args < "$IN"
+		assert_error_line 'usage: perc load *'
+		assert_output ''
+	done
+	run -0 perc scan
+	assert_output ''
+	run -0 --separate-stderr perc load --help
+	assert_output 'usage: perc load [--batch N]'
+}
+
+@test "load outside a data directory: exit 6, nothing created" {
+	load_input 'r\tc\tv\n'
+	assert_exit_6_outside load < "$IN"
+	assert_exit_6_outside load --batch 1 < "$IN"
+}
+
+@test "a live lock in the way: exit 3, the batches before it stay" {
+	perc set a c old
+	t1=$(perc begin)
+	perc set -t "$t1" a c t1
+	perc set -t "$t1" b c t1
+	start_live_commit "$t1" a c
+	load_input 'x\tc\t1\ny\tc\t2\nz\tc\t3\na\tc\tmine\n'
+	run -3 --separate-stderr perc load --batch 2 < "$IN"
+	assert_error_line '*lines 3-4*'
+	[ "${#lines[@]}" -eq 1 ]
+	kill_live_commit
+	run -0 perc scan
+	assert_output "$(printf 'a\tc\told\nx\tc\t1\ny\tc\t2')"
+	run -0 perc resolve-locks
+	[ -z "$(ls -A "$PERC_DIR/txn" | grep -v "^$t1\$")" ]
+}
+
+@test "a load killed at a failpoint leaves whole transactions: resolve-locks rolls back or forward" {
+	for i in $(seq 20); do printf 'r%02d\tc\tv%s\n' "$i" "$i"; done \
+	    > "$BATS_TEST_TMPDIR/in"
+	perc set r05 c old
+	run -137 env PERC_FAILPOINT=after-prewrite perc load < "$BATS_TEST_TMPDIR/in"
+	run -0 perc resolve-locks
+	[ "$(grep -c 'rolled-back$' <<<"$output")" -eq 20 ]
+	run -0 perc scan
+	assert_output "$(printf 'r05\tc\told')"
+	run -137 env PERC_FAILPOINT=after-commit-primary perc load < "$BATS_TEST_TMPDIR/in"
+	run -0 perc resolve-locks
+	[ "$(grep -c 'rolled-forward$' <<<"$output")" -eq 19 ]
+	perc scan > "$BATS_TEST_TMPDIR/out"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+	run -0 perc resolve-locks
+	assert_output ''
+}
+
+@test "a load into an observed column notifies its observers" {
+	perc init --observe seen "$PERC_DIR"
+	load_input 'a\tseen\t1\nb\tother\t2\nc\tseen\t3\n'
+	run -0 perc load < "$IN"
+	run -0 perc scan-notify
+	assert_output "$(printf 'a\tseen\nc\tseen')"
+}
