@@ -25,17 +25,18 @@ MANDOC  = mandoc
 PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
-COMMANDS = abort begin commit del get help init load resolve-locks run-observer \
-	scan scan-notify set shell show ts
+COMMANDS = abort begin commit del gc get help init load resolve-locks \
+	run-observer scan scan-notify set shell show ts
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/disk.o lib/durable_env.o lib/error.o lib/escape.o \
-	lib/failpoint.o lib/inspect.o lib/journal.o lib/leveldb_mvcc.o \
-	lib/leveldb_walk.o lib/load.o lib/lock.o lib/notify.o lib/observe.o lib/oracle.o \
+	lib/failpoint.o lib/gc.o lib/inspect.o lib/journal.o \
+	lib/leveldb_gc.o lib/leveldb_mvcc.o lib/leveldb_walk.o lib/load.o \
+	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o \
 	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
-	lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o lib/scan.o \
-	lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
+	lib/redis_gc.o lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o \
+	lib/scan.o lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
-	cmd/del.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
+	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
 	cmd/ts.o cmd/load.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
@@ -59,7 +60,7 @@ $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h)
 REDIS_LUA = lib/redis/common.lua lib/redis/read.lua \
 	lib/redis/find_commit.lua lib/redis/prewrite.lua lib/redis/commit.lua \
 	lib/redis/rollback.lua lib/redis/put.lua lib/redis/range.lua \
-	lib/redis/oracle.lua
+	lib/redis/raise.lua lib/redis/oracle.lua
 lib/redis_scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/NAME.lua: do not edit. */\n'; \
 	  printf '#include "redis_scripts.h"\n'; \

@@ -27,6 +27,7 @@ int cmd_abort(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_begin(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_commit(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_del(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_gc(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_get(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_help(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_init(int argc, char **argv, struct perc_ctx *ctx);
@@ -53,6 +54,8 @@ int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
 int  cmd_fail(int rc);
 int  cmd_open_db(struct perc_ctx *ctx);
 int  cmd_parse_ts(perc_ts *out, const char *arg);
+int  cmd_parse_seconds(int64_t *out_ms, const char *arg);
+void cmd_gc_auto(struct perc_ctx *ctx);  /* cmd/gc.c */
 int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
              int escaped);
 int  cmd_read_stdin(perc_buf *out);

@@ -11,6 +11,7 @@ const struct cmd cmd_table[] = {
 	{ "begin",         cmd_begin,         "start a transaction" },
 	{ "commit",        cmd_commit,        "two-phase commit a transaction" },
 	{ "del",           cmd_del,           "delete a cell" },
+	{ "gc",            cmd_gc,            "remove versions no snapshot reads" },
 	{ "get",           cmd_get,           "print one value" },
 	{ "help",          cmd_help,          "show a command's manual" },
 	{ "init",          cmd_init,          "create a data directory" },
@@ -42,10 +43,13 @@ find_cmd(const char *name)
 static int
 run_cmd(const struct cmd *c, int argc, char **argv, struct perc_ctx *ctx)
 {
-	int rc;
+	int rc, due;
 
 	rc = c->fn(argc, argv, ctx);
+	due = ctx->db != NULL && perc_gc_due(ctx->db);
 	perc_db_close(ctx->db);
+	if (due)
+		cmd_gc_auto(ctx);
 
 	/* A full disk or a closed pipe shows up here, not at printf(). */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -1,7 +1,6 @@
 /* cmd/resolve-locks.c - perc resolve-locks: clean up abandoned locks */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cmd.h"
 
@@ -18,22 +17,6 @@ print_lock(const perc_resolved *lock, void *arg)
 	putchar('\t');
 	cmd_print_field(lock->column);
 	printf("\t%" PRIu64 "\t%s\n", lock->start_ts, lock->action);
-	return 0;
-}
-
-/* SECONDS: a non-negative decimal number, fractions allowed. */
-static int
-parse_seconds(int64_t *out_ms, const char *arg)
-{
-	char *end;
-	double v;
-
-	if (*arg < '0' || *arg > '9')
-		return -1;
-	v = strtod(arg, &end);
-	if (*end != '\0' || v > 1e12)
-		return -1;
-	*out_ms = (int64_t)(v * 1000);
 	return 0;
 }
 
@@ -66,7 +49,7 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 			flags |= PERC_RESOLVE_ALL;
 			break;
 		case OPT_OLDER_THAN:
-			if (parse_seconds(&older_than_ms, optarg) < 0)
+			if (cmd_parse_seconds(&older_than_ms, optarg) < 0)
 				return cmd_usage(usage);
 			break;
 		default:

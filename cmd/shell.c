@@ -383,6 +383,8 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 			continue;
 		if ((rc = parse(&r, line)) < 0 || (rc = run(ctx->db, &r)) < 0)
 			answer_rc(rc);
+		if (perc_gc_due(ctx->db))
+			cmd_gc_auto(ctx);
 	}
 	for (i = 0; i < MAX_WORDS; i++)
 		perc_buf_dispose(&r.words[i]);

@@ -115,3 +115,19 @@ cmd_print_field(perc_bytes field)
 	perc_buf_dispose(&esc);
 	return rc;
 }
+
+/* SECONDS: a non-negative decimal number, fractions allowed. */
+int
+cmd_parse_seconds(int64_t *out_ms, const char *arg)
+{
+	char *end;
+	double v;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	v = strtod(arg, &end);
+	if (*end != '\0' || v > 1e12)
+		return -1;
+	*out_ms = (int64_t)(v * 1000);
+	return 0;
+}

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "error.h"
 #include "failpoint.h"
+#include "gc.h"
 #include "lock.h"
 #include "store.h"
 #include "txn.h"
@@ -296,14 +297,14 @@ commit_locked(perc_ts *out, perc_txn *txn)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
 	if (rc == 0)
 		rc = commit_primary(txn, commit_ts);
-	if (rc == PERC_ECONFLICT) {
+	if (rc == PERC_ECONFLICT || rc == PERC_ETOOOLD) {
 		/* Finished: take back what we locked, primary first. */
 		snprintf(why, sizeof(why), "%s", perc_errmsg());
 		if ((rb = roll_back_own(txn, done < ws->n ? done + 1 : done))
 		    < 0)
 			return rb;
 		journal_finish(&txn->journal);
-		return error_set(PERC_ECONFLICT, "%s", why);
+		return error_set(rc, "%s", why);
 	}
 	if (rc < 0 || (rc = failpoint(db, "after-commit-primary")) < 0)
 		return rc;
@@ -335,6 +336,8 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 		return rc;
 	rc = commit_locked(out, txn);
 	db_release(txn->db);
+	if (rc == 0)
+		gc_count_commit(txn->db);
 	return rc;
 }
 

@@ -17,6 +17,7 @@ struct perc_db {
 	uint32_t     ttl_ms;       /* PERC_LOCK_TTL, stamped on our locks */
 	char         host[64];     /* gethostname(), stamped on our locks */
 	int          held;         /* perc_db_hold: keep the store open */
+	int          gc_due;       /* commits enough for an automatic gc */
 	struct stat  config_st;    /* DIR/config as last read */
 };
 

@@ -17,6 +17,7 @@
  * still at work with one non-blocking flock, and the kernel drops the
  * token the moment the owner dies.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -519,6 +520,66 @@ journal_owner_alive(const char *dir, perc_ts start_ts)
 	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return alive;
+}
+
+/*
+ * Is the journal at path a commit that began and whose owner is gone
+ * (its token free): a crashed commit, whose locks readers, resolve-locks
+ * and gc settle by its primary, and which is no longer open to them?
+ */
+static int
+abandoned_commit(const char *path)
+{
+	unsigned char tail[RECORD_TAIL], op;
+	struct stat st;
+	uint32_t n;
+	int fd, gone = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT;         /* finished meanwhile */
+	if (fstat(fd, &st) == 0 && st.st_size >= HEADER_SIZE + RECORD_HEAD +
+	    RECORD_TAIL && pread(fd, tail, RECORD_TAIL, st.st_size -
+	    RECORD_TAIL) == RECORD_TAIL && (n = codec_get_u32(tail)) >=
+	    RECORD_HEAD + RECORD_TAIL && n <= st.st_size - HEADER_SIZE &&
+	    pread(fd, &op, 1, st.st_size - n + 8) == 1 &&
+	    op == JOURNAL_COMMIT_BEGUN)
+		gone = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	close(fd);
+	return gone;
+}
+
+/*
+ * The start of the oldest open transaction with a journal in dir, or
+ * UINT64_MAX when there is none.  Names that are not a journal's are
+ * passed over, and so are abandoned commits.
+ */
+int
+journal_oldest(perc_ts *out, const char *dir)
+{
+	char path[4096], *end;
+	struct dirent *e;
+	unsigned long long ts;
+	DIR *d;
+
+	*out = UINT64_MAX;
+	snprintf(path, sizeof(path), "%s/txn", dir);
+	if ((d = opendir(path)) == NULL)
+		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
+		    "cannot list the journals in '%s': %s", path,
+		    strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		errno = 0;
+		ts = strtoull(e->d_name, &end, 10);
+		if (*end != '\0' || errno != 0 || ts >= *out)
+			continue;
+		snprintf(path, sizeof(path), "%s/txn/%s", dir, e->d_name);
+		if (!abandoned_commit(path))
+			*out = ts;
+	}
+	closedir(d);
+	return 0;
 }
 
 struct write *

@@ -43,6 +43,7 @@ int  journal_load(struct writeset *out, struct journal *j);
 int  journal_take_token(struct journal *j, int64_t deadline_ms);
 int  journal_finish(struct journal *j);
 int  journal_owner_alive(const char *dir, perc_ts start_ts);
+int  journal_oldest(perc_ts *out, const char *dir);
 
 int  writeset_append(struct writeset *ws, size_t *cap, int op,
                      perc_bytes row, perc_bytes col, perc_bytes value);

@@ -126,6 +126,8 @@ ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
 	perc_ts at;
 	int rc;
 
+	if (ts < s->safe_point)
+		return gc_too_old(s->safe_point);
 	if ((rc = cell_open_on(&c, s, it, row, col)) < 0)
 		goto done;
 	rc = ldb_get_lock(&s->base, blocker, row, col);
@@ -282,6 +284,8 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 	perc_ts at;
 	int rc, newer = 0;
 
+	if (lock->start_ts < s->safe_point)
+		return gc_too_old(s->safe_point);
 	/*
 	 * Our own write record decides first: after a crash past the
 	 * commit point, newer writes and even a newer lock of others may

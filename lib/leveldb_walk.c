@@ -52,6 +52,8 @@ ldb_scan(struct store *base, struct store_scan *sc)
 
 	memset(&k, 0, sizeof(k));
 	sc->done = 0;
+	if (sc->ts < s->safe_point)
+		return gc_too_old(s->safe_point);
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto out;
 	li = ldb_iter(s);

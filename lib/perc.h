@@ -49,6 +49,7 @@ enum perc_error {
 	PERC_ENOTXN    = -5,   /* unknown or already finished transaction */
 	PERC_ENOTDB    = -6,   /* not a perc data dir, or an unknown format */
 	PERC_EIO       = -7,   /* storage or I/O error, corruption */
+	PERC_ETOOOLD   = -8,   /* a snapshot below gc's safe point */
 	PERC_ITEROVER  = -100  /* not a failure: the iterator is exhausted */
 };
 
@@ -284,6 +285,32 @@ int  perc_show(perc_db *db, perc_bytes row, const perc_bytes *col,
 int  perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
                         int (*fn)(const perc_resolved *lock, void *arg),
                         void *arg);
+
+/*
+ * Garbage collection: remove the versions no snapshot at or above the
+ * safe point can read.  The safe point is the older of the oldest open
+ * transaction's start (its journal in this data directory) and the
+ * newest timestamp handed out more than retain_ms ago (0: now), and
+ * never moves back; locks below it are resolved first.  A read at a
+ * snapshot below it fails with PERC_ETOOOLD.  *safe_point and *removed
+ * (write records removed, the data of puts with them) tell what was
+ * done, or with PERC_GC_DRY_RUN what would be, removing nothing.
+ */
+#define PERC_GC_DRY_RUN 0x1u
+
+int  perc_gc(perc_ts *safe_point, uint64_t *removed, perc_db *db,
+             int64_t retain_ms, unsigned flags);
+
+/*
+ * Automatic gc, as git gc --auto: after PERC_GC_AUTO commits through
+ * this data directory (default 10,000; 0: never) perc_gc_due returns 1,
+ * once, to one of the processes that committed; that process should
+ * run perc_gc, or have it run, away from its own work (perc(1) starts
+ * a detached "perc gc").  The retention perc_gc_retain_ms gives,
+ * PERC_GC_RETAIN seconds or 600, is what such a gc should keep.
+ */
+int     perc_gc_due(perc_db *db);
+int64_t perc_gc_retain_ms(void);
 
 /*
  * Observers.

@@ -15,5 +15,6 @@ extern const char redis_lua_commit[];
 extern const char redis_lua_rollback[];
 extern const char redis_lua_put[];
 extern const char redis_lua_range[];
+extern const char redis_lua_raise[];
 extern const char redis_lua_oracle[];
 #endif

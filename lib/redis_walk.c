@@ -1,6 +1,6 @@
 /*
  * lib/redis_walk.c - walks of the Redis store: scans, resolve-locks'
- * walk of the locks, show's raw cells, and the notify region.
+ * walk of the locks, gc's pass, show's raw cells, and the notify region.
  *
  * A table's keys are spread over 64 buckets (store_redis.h), each a
  * sorted set in byte order.  A walk reads every bucket in pages, all
@@ -367,10 +367,16 @@ rs_scan(struct store *base, struct store_scan *sc)
 	size_t n = 0, i;
 	int rc, end = 0;
 
+	perc_ts sp;
+
 	memset(cand, 0, sizeof(cand));
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
 	sc->done = 0;
+	/* The read script refuses too, but only cells it meets. */
+	if (!sc->resume && ((rc = rs_safe_point(base, &sp)) < 0 ||
+	    (sc->ts < sp && (rc = gc_too_old(sp)) < 0)))
+		return rc;
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto done;
 	if (sc->resume) {
@@ -467,6 +473,120 @@ done:
 	walk_dispose(&w);
 	codec_key_dispose(&k);
 	codec_lock_dispose(&lock);
+	return rc;
+}
+
+/* The keys gc drops in one bucket, removed a page at a time. */
+struct drops {
+	perc_buf *keys;
+	size_t    n, cap;
+};
+
+/*
+ * Remove the keys of d from bucket b: from its index first, so that a
+ * failure between the two leaves a value no walk finds, never an
+ * indexed key without its value.
+ */
+static int
+drops_flush(struct redis_store *s, unsigned b, struct drops *d)
+{
+	char name[RS_KEY_MAX];
+	perc_bytes *argv;
+	redisReply *r;
+	const char *which = "kv", *cmd[2] = { "ZREM", "HDEL" };
+	size_t i;
+	int rc = 0, j;
+
+	if (d->n == 0)
+		return 0;
+	if ((argv = calloc(d->n + 2, sizeof(*argv))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	for (i = 0; i < d->n; i++)
+		argv[i + 2] = buf_bytes(&d->keys[i]);
+	for (j = 0; j < 2 && rc == 0; j++) {
+		rs_bucket_key(name, s, b, which[j]);
+		argv[0] = bytes_str(cmd[j]);
+		argv[1] = bytes_str(name);
+		if ((rc = rc_command(&r, NULL, s->cl, argv[1], d->n + 2, argv,
+		    rs_deadline(s))) < 0)
+			break;
+		if (r->type == REDIS_REPLY_ERROR)
+			rc = rs_reply_error(s, r, "removing old versions");
+		freeReplyObject(r);
+	}
+	free(argv);
+	d->n = 0;
+	return rc;
+}
+
+static int
+drops_add(struct drops *d, perc_bytes key)
+{
+	perc_buf *k;
+	size_t cap;
+
+	if (d->n == d->cap) {
+		cap = d->cap ? 2 * d->cap : PAGE;
+		if ((k = realloc(d->keys, cap * sizeof(*k))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		memset(k + d->cap, 0, (cap - d->cap) * sizeof(*k));
+		d->keys = k;
+		d->cap = cap;
+	}
+	return buf_set(&d->keys[d->n++], key.data, key.len);
+}
+
+/*
+ * gc's pass, in one call: every cell's keys in order, each asked of
+ * gc_cell_drops, and those it drops removed a page at a time per
+ * bucket.  Nothing is held that others wait on, so no batches.
+ */
+int
+rs_gc(struct store *base, struct store_gc *gc)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	static const unsigned char region = REGION_CELL;
+	struct drops d[RS_BUCKETS];
+	const struct page_item *it;
+	const unsigned char *k;
+	struct walk w;
+	unsigned b;
+	size_t i;
+	int rc, kind;
+
+	memset(d, 0, sizeof(d));
+	if ((rc = walk_init(&w, s, 'k', 1, bytes_of("[c", 2),
+	    bytes_of(&region, 1), -1)) < 0)
+		goto done;
+	while ((rc = walk_next(&w, &b, &it)) > 0) {
+		k = (const unsigned char *)it->key.data;
+		if (!it->has_value || it->key.len < 10)
+			continue;       /* gone since the page was read */
+		kind = k[it->key.len - 9];
+		rc = gc_cell_drops(&gc->cell, bytes_of(k, it->key.len - 9),
+		    kind, ~codec_get_u64(k + it->key.len - 8),
+		    buf_bytes(&it->value));
+		if (rc <= 0) {
+			if (rc < 0)
+				break;
+			continue;
+		}
+		gc->removed += kind == KIND_WRITE;
+		if (!gc->dry_run && ((rc = drops_add(&d[b],
+		    buf_bytes(&it->key))) < 0 || (d[b].n >= PAGE &&
+		    (rc = drops_flush(s, b, &d[b])) < 0)))
+			break;
+	}
+	for (b = 0; b < RS_BUCKETS && rc == 0; b++)
+		rc = drops_flush(s, b, &d[b]);
+	gc->done = rc == 0;
+done:
+	for (b = 0; b < RS_BUCKETS; b++) {
+		for (i = 0; i < d[b].cap; i++)
+			perc_buf_dispose(&d[b].keys[i]);
+		free(d[b].keys);
+	}
+	walk_dispose(&w);
 	return rc;
 }
 

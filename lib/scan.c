@@ -17,6 +17,7 @@
 #include "error.h"
 #include "lock.h"
 #include "store.h"
+#include "journal.h"
 #include "txn.h"
 
 #define BATCH_CELLS 512
@@ -170,6 +171,8 @@ fetch(perc_iter *it)
 	it->store_done = sc.done;
 done:
 	db_release(it->db);
+	if (rc == PERC_ETOOOLD && it->txn != NULL)
+		journal_finish(&it->txn->journal);      /* SPEC: finished */
 	codec_lock_dispose(&sc.blocker);
 	perc_buf_dispose(&sc.brow);
 	perc_buf_dispose(&sc.bcol);

@@ -69,6 +69,40 @@ struct store_scan {
 	perc_buf                brow, bcol;
 };
 
+/*
+ * One batch of gc's pass over every cell (gc.c): the store walks the
+ * cells after its own resume point, asks gc_cell_drops of each key, and
+ * removes the keys it drops (counting the write records among them in
+ * removed), unless dry_run; done is set after the last cell.
+ */
+struct gc_cell {
+	perc_ts  bound;         /* the safe point */
+	int      skip;          /* a lock below bound: the cell is left */
+	int      have_version;  /* the newest put or delete at or below */
+	int      have_ack;      /* the newest ack at or below */
+	perc_ts *puts;          /* start_ts of the puts dropped: their data */
+	size_t   nputs, cap;
+	int      sorted;
+	perc_buf prefix;        /* the cell these are about */
+};
+
+struct store_gc {
+	perc_ts        bound;
+	int            dry_run;
+	uint64_t       removed;
+	int            done;
+	struct gc_cell cell;
+	perc_buf       resume;  /* the store's: where the next batch starts */
+};
+
+/* PERC_ETOOOLD, saying why: a snapshot below safe point sp. */
+int  gc_too_old(perc_ts sp);
+
+/* Does the key (kind, ts, value) of the cell whose codec_cell_prefix is
+   prefix go?  1 yes, 0 no, or a failure (a damaged record). */
+int  gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind,
+                   perc_ts ts, perc_bytes value);
+
 /* What show prints: one raw key of a cell, as the store keeps it. */
 typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
                             int kind, perc_ts ts, perc_bytes value);
@@ -125,6 +159,16 @@ struct store_ops {
 	               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
 	                 perc_ts start_ts, unsigned flags);
+
+	/*
+	 * gc: the safe point readers are held to, raised (never lowered;
+	 * durably, before anything below it is removed), and one batch of
+	 * the pass that removes what is below it.  The store refuses a read
+	 * or prewrite below its safe point with PERC_ETOOOLD.
+	 */
+	int  (*safe_point)(struct store *s, perc_ts *out);
+	int  (*safe_point_raise)(struct store *s, perc_ts sp);
+	int  (*gc)(struct store *s, struct store_gc *gc);
 
 	/* Walks. */
 	int  (*scan)(struct store *s, struct store_scan *sc);

@@ -234,6 +234,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	char *err = NULL;
+	int rc;
 
 	if (s->db != NULL)
 		return 0;
@@ -277,7 +278,9 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		flock(s->lockfd, LOCK_UN);
 		return ldb_fail(s, err, "cannot open the store");
 	}
-	return 0;
+	if ((rc = ldb_load_safe_point(s)) < 0)
+		ldb_release(base);
+	return rc;
 }
 
 /* Close LevelDB and let the next process in. */
@@ -483,6 +486,9 @@ static const struct store_ops ldb_ops = {
 	.prewrite       = ldb_prewrite,
 	.commit         = ldb_commit,
 	.rollback       = ldb_rollback,
+	.safe_point     = ldb_safe_point,
+	.safe_point_raise = ldb_safe_point_raise,
+	.gc             = ldb_gc,
 	.scan           = ldb_scan,
 	.locks          = ldb_locks,
 	.raw            = ldb_raw,

@@ -28,6 +28,7 @@ struct ldb_store {
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
 	size_t                  grouped;  /* batches gathered in it */
+	perc_ts                 safe_point; /* gc's, as of the acquire */
 };
 
 /*
@@ -69,6 +70,12 @@ int  ldb_commit(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts start_ts, unsigned flags);
+
+/* leveldb_gc.c: gc's safe point and pass. */
+int  ldb_load_safe_point(struct ldb_store *s);
+int  ldb_safe_point(struct store *s, perc_ts *out);
+int  ldb_safe_point_raise(struct store *s, perc_ts sp);
+int  ldb_gc(struct store *s, struct store_gc *gc);
 
 /* leveldb_walk.c: scans, and the notify region. */
 int  ldb_scan(struct store *s, struct store_scan *sc);

@@ -77,6 +77,10 @@ int
 rs_reply_error(const struct redis_store *s, const redisReply *r,
     const char *doing)
 {
+	const char *old;
+
+	if (r->len > 0 && (old = strstr(r->str, "PERCTOOOLD ")) != NULL)
+		return gc_too_old(strtoull(old + 11, NULL, 10));
 	if (r->len > 0 && strstr(r->str, "PERCDAMAGED") != NULL)
 		return error_set(PERC_EIO, "redis table '%s' holds a damaged "
 		    "cell (%s); look at it with perc show, and restore the "
@@ -285,6 +289,9 @@ static const struct store_ops redis_ops = {
 	.prewrite       = rs_prewrite,
 	.commit         = rs_commit,
 	.rollback       = rs_rollback,
+	.safe_point     = rs_safe_point,
+	.safe_point_raise = rs_safe_point_raise,
+	.gc             = rs_gc,
 	.scan           = rs_scan,
 	.locks          = rs_locks,
 	.raw            = rs_raw,
@@ -341,7 +348,8 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 {
 	const char *body[RS_NSCRIPTS] = { redis_lua_read,
 		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
-		redis_lua_rollback, redis_lua_put, redis_lua_range };
+		redis_lua_rollback, redis_lua_put, redis_lua_range,
+		redis_lua_raise };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
 	rc_addr *addrs;

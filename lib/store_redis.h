@@ -19,6 +19,8 @@
  *   perc:{T:oracle}:ts     the timestamp oracle's ceiling: no timestamp
  *                          above it was handed out (redis_oracle.c)
  *   perc:{T:oracle}:table  the table's marker, made by init
+ *   perc:{T:oracle}:gc     a hash: field g, gc's safe point, which every
+ *                          bucket's v hash holds too, for its scripts
  *
  * Every key of a row shares a slot, so one script on that slot reads
  * and writes a cell's lock, write, data and notify keys atomically,
@@ -37,7 +39,7 @@
 
 enum rs_script {
 	RS_READ, RS_FIND_COMMIT, RS_PREWRITE, RS_COMMIT, RS_ROLLBACK,
-	RS_PUT, RS_RANGE, RS_NSCRIPTS
+	RS_PUT, RS_RANGE, RS_RAISE, RS_NSCRIPTS
 };
 
 struct redis_store {
@@ -108,6 +110,11 @@ int rs_commit(struct store *s, perc_bytes row, perc_bytes col,
               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, unsigned flags);
+
+/* redis_gc.c: gc's safe point and pass. */
+int rs_safe_point(struct store *s, perc_ts *out);
+int rs_safe_point_raise(struct store *s, perc_ts sp);
+int rs_gc(struct store *s, struct store_gc *gc);
 
 /* redis_walk.c: scans, and the notify region. */
 int rs_scan(struct store *s, struct store_scan *sc);

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "error.h"
 #include "failpoint.h"
+#include "gc.h"
 #include "lock.h"
 #include "txn.h"
 
@@ -30,16 +31,32 @@ txn_new(perc_txn **out, perc_db *db)
 	return 0;
 }
 
+/*
+ * A start timestamp, and a journal that makes the transaction open to
+ * gc; a start below gc's fence may have been missed by a gc running
+ * now (gc.h), and is taken again.
+ */
 int
 perc_txn_begin(perc_txn **out, perc_db *db)
 {
-	perc_ts start;
+	perc_ts start, fence;
 	int rc;
 
 	*out = NULL;
-	if ((rc = txn_new(out, db)) < 0 ||
-	    (rc = perc_ts_next(&start, db, 1)) < 0 ||
-	    (rc = journal_create(&(*out)->journal, db->dir, start)) < 0) {
+	if ((rc = txn_new(out, db)) < 0)
+		return rc;
+	for (;;) {
+		if ((rc = perc_ts_next(&start, db, 1)) < 0 ||
+		    (rc = journal_create(&(*out)->journal, db->dir, start)) < 0)
+			break;
+		if ((rc = gc_fence(&fence, db->dir)) == 0 && fence <= start)
+			break;
+		journal_finish(&(*out)->journal);
+		journal_close(&(*out)->journal);
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0) {
 		perc_txn_free(*out);
 		*out = NULL;
 	}
@@ -136,12 +153,17 @@ int
 perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
     perc_bytes col)
 {
-	int rc = 0;
+	int rc, tries = 0, fresh = at == 0;
 
-	if (at == 0)
-		rc = perc_snapshot_ts(&at, db);
-	if (rc == 0)
-		rc = db_snapshot_read(out, db, row, col, at);
+	/*
+	 * A fresh snapshot is above gc's safe point, unless a gc that
+	 * keeps nothing (--retain 0) passed it meanwhile: take a newer.
+	 */
+	do {
+		rc = fresh ? perc_snapshot_ts(&at, db) : 0;
+		if (rc == 0)
+			rc = db_snapshot_read(out, db, row, col, at);
+	} while (rc == PERC_ETOOOLD && fresh && ++tries < 10);
 	db_release(db);
 	return rc;
 }
@@ -164,6 +186,8 @@ perc_txn_get(perc_buf *out, perc_txn *txn, perc_bytes row, perc_bytes col,
 	rc = db_snapshot_read(out, txn->db, row, col,
 	    txn->journal.start_ts);
 	db_release(txn->db);
+	if (rc == PERC_ETOOOLD)
+		journal_finish(&txn->journal);  /* SPEC: it is finished */
 	if ((flags & PERC_GET_LOCK) && w == NULL &&
 	    (rc == 0 || rc == PERC_ENOTFOUND)) {
 		int lrc = journal_append(&txn->journal, OP_LOCK, row, col,

@@ -85,17 +85,6 @@ dump() {
 	done
 }
 
-# poll N CMD...: run CMD every 0.1 s until it succeeds, at most N times.
-poll() {
-	local n=$1 k
-	shift
-	for ((k = 0; k < n; k++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # locked_by TXN ROW [STATE]: (ROW, col) carries TXN's lock.
 locked_by() {
 	perc show "$2" col | grep -q "^col	lock	$1	.* owner-state=${3:-[a-z]*}\$"

@@ -8,17 +8,28 @@ PERC_SRC=${PERC_SRC:-"$BATS_TEST_DIRNAME/.."}
 PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
-COMMANDS="abort begin commit del get help init load resolve-locks run-observer
-	scan scan-notify set shell show ts"
+COMMANDS="abort begin commit del gc get help init load resolve-locks
+	run-observer scan scan-notify set shell show ts"
 # The ones that need a data directory.
-DATA_COMMANDS="abort begin commit del get load resolve-locks scan scan-notify
-	set shell show ts"
+DATA_COMMANDS="abort begin commit del gc get load resolve-locks scan
+	scan-notify set shell show ts"
 
 # The store the suite runs on: leveldb (the default), or redis, where
 # every fresh data directory keeps its cells in a table of its own on
 # the cluster $PERC_TEST_REDIS_URL names (make check runs the suite on
 # both).
 PERC_TEST_STORE=${PERC_TEST_STORE:-leveldb}
+
+# poll N CMD...: run CMD every 0.1 s until it succeeds, at most N times.
+poll() {
+	local n=$1 i
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 # A table no other test uses, for data directory $1.
 perc_test_table() {

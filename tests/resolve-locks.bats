@@ -74,17 +74,6 @@ expect() {
 	done
 }
 
-# poll N CMD...: run CMD every 0.1 s until it succeeds, at most N times.
-poll() {
-	local n=$1 i
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # has_lock ROW STATE: the lock of T on (ROW, col) shows owner-state=STATE.
 has_lock() {
 	perc show "$1" col | grep -q "^col	lock	$T	.* owner-state=$2\$"

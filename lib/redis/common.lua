@@ -97,6 +97,19 @@ local function find_commit(P, start8)
 	end)
 end
 
+-- gc's safe point of the bucket (raise.lua): a snapshot or a start
+-- below it may miss versions gc removed, and is refused.
+local function refuse_below_safe_point(ts8)
+	local sp = redis.call('HGET', KEYS[2], 'g')
+	if sp and not le8(sp, ts8) then
+		local n = 0
+		for i = 1, 8 do
+			n = n * 256 + string.byte(sp, i)
+		end
+		error({err = 'PERCTOOOLD ' .. string.format('%.0f', n)})
+	end
+end
+
 local function put(key, value)
 	redis.call('HSET', KEYS[2], key, value)
 	redis.call('ZADD', KEYS[1], 0, key)

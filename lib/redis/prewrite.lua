@@ -13,6 +13,8 @@ local P, start8, lockrec, wop, wack, value, nkey, owner, ttl =
     ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7],
     ARGV[8], ARGV[9]
 
+refuse_below_safe_point(start8)
+
 -- Acks and users' writes pass each other: an ack conflicts with later
 -- acks only; an observer's own write to its cell is a write.
 local function conflicts(rop)

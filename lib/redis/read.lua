@@ -7,6 +7,8 @@
 -- committed put is missing).
 local P, ts8, kstart, kvisible = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
+refuse_below_safe_point(ts8)
+
 local function value_of(start8)
 	local v = redis.call('HGET', KEYS[2], data_key(P, start8))
 	if not v then

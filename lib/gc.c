@@ -1,0 +1,359 @@
+/*
+ * lib/gc.c - garbage collection: the safe point, and which keys of a
+ * cell no snapshot at or above it can read.
+ *
+ * The safe point is taken in an order that no transaction can slip
+ * through:
+ *
+ *  1. the older of the oldest open transaction (the journals of this
+ *     data directory) and the newest timestamp handed out more than
+ *     retain_ms ago (timestamp.h tells a timestamp's age) ...
+ *  2. ... goes into DIR/gc.fence; a transaction that begins from now on
+ *     and started below it takes a new start timestamp;
+ *  3. the journals are looked at again: one that appeared meanwhile
+ *     began before its owner could see the fence, and lowers the safe
+ *     point to its start;
+ *  4. locks below the safe point are resolved (a live owner's lock
+ *     stays, and the cell with it);
+ *  5. the store records the safe point, durably, never lower than
+ *     before, and from then on refuses to read or prewrite below it
+ *     (PERC_ETOOOLD), checking in the same atomic step as the read;
+ *  6. the pass removes, cell by cell, what is below it.
+ *
+ * Below the safe point a cell no longer changes: every commit, rollback
+ * or lock to come is above it, but for the leftovers of transactions
+ * that started below it, whose locks step 4 cleaned or which keep the
+ * cell out of the pass.  So the pass may decide on what it read and
+ * remove later, in batches that let other processes in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "codec.h"
+#include "db.h"
+#include "disk.h"
+#include "error.h"
+#include "gc.h"
+#include "journal.h"
+#include "lock.h"
+#include "store.h"
+#include "timestamp.h"
+
+static void
+fence_path(char *out, size_t size, const char *dir)
+{
+	snprintf(out, size, "%s/gc.fence", dir);
+}
+
+int
+gc_fence(perc_ts *out, const char *dir)
+{
+	char path[4096], text[32];
+	ssize_t n;
+	int fd;
+
+	*out = 0;
+	fence_path(path, sizeof(path), dir);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : error_set(PERC_EIO,
+		    "cannot read '%s': %s", path, strerror(errno));
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n > 0) {
+		text[n] = '\0';
+		*out = strtoull(text, NULL, 10);
+	}
+	return 0;
+}
+
+/*
+ * Raise the fence to ts.  Not synced: it matters to processes running
+ * now, and after a crash of the machine none is.
+ */
+static int
+fence_raise(const char *dir, perc_ts ts)
+{
+	char path[4096], tmp[4200], text[32];
+	perc_ts old;
+	int fd, rc, len, ok;
+
+	if ((rc = gc_fence(&old, dir)) < 0 || old >= ts)
+		return rc;
+	fence_path(path, sizeof(path), dir);
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	len = snprintf(text, sizeof(text), "%" PRIu64 "\n", ts);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0)
+		return disk_write_error(tmp, "cannot write gc's fence");
+	ok = write(fd, text, (size_t)len) == len;
+	if (close(fd) != 0 || !ok || rename(tmp, path) != 0) {
+		rc = disk_write_error(path, "cannot write gc's fence");
+		unlink(tmp);
+	}
+	return rc;
+}
+
+int
+gc_too_old(perc_ts sp)
+{
+	return error_set(PERC_ETOOOLD, "snapshot too old: gc has removed "
+	    "versions below its safe point %" PRIu64 "; read at a newer "
+	    "timestamp, or start a new transaction", sp);
+}
+
+static int
+cmp_ts(const void *a, const void *b)
+{
+	perc_ts x = *(const perc_ts *)a, y = *(const perc_ts *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+forget_cell(struct gc_cell *c, perc_bytes prefix)
+{
+	c->skip = c->have_version = c->have_ack = 0;
+	c->nputs = 0;
+	c->sorted = 0;
+	return buf_set(&c->prefix, prefix.data, prefix.len);
+}
+
+static int
+drop_put(struct gc_cell *c, perc_ts start_ts)
+{
+	perc_ts *p;
+	size_t cap;
+
+	if (c->nputs == c->cap) {
+		cap = c->cap ? 2 * c->cap : 64;
+		if ((p = realloc(c->puts, cap * sizeof(*p))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		c->puts = p;
+		c->cap = cap;
+	}
+	c->puts[c->nputs++] = start_ts;
+	return 1;
+}
+
+/*
+ * The keys of a cell come in codec order: its lock, then its write
+ * records newest first, then its data newest first.  Of the write
+ * records at or below the bound, the newest put or delete is the
+ * version every snapshot at or above the bound reads: a put stays, a
+ * delete goes, and everything older goes, with the data of its puts.
+ * Rollback and lock-only records at or below the bound go too: what
+ * they guard against (a late prewrite, a write-write conflict) is a
+ * transaction that started below the bound, which the store refuses
+ * from now on.  The newest ack stays, so an observer still sees that
+ * it ran.  A cell locked below the bound is left alone.
+ */
+int
+gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
+    perc_bytes value)
+{
+	struct lock_rec lock;
+	struct write_rec w;
+	int rc;
+
+	if (!bytes_eq(prefix, buf_bytes(&c->prefix)) &&
+	    (rc = forget_cell(c, prefix)) < 0)
+		return rc;
+	switch (kind) {
+	case KIND_LOCK:
+		memset(&lock, 0, sizeof(lock));
+		if ((rc = codec_lock_decode(&lock, value.data, value.len)) < 0)
+			return rc;
+		c->skip |= lock.start_ts < c->bound;
+		codec_lock_dispose(&lock);
+		return 0;
+	case KIND_WRITE:
+		if (c->skip || ts > c->bound)
+			return 0;
+		if ((rc = codec_write_decode(&w, value.data, value.len)) < 0)
+			return rc;
+		if (w.op == OP_ACK) {
+			rc = c->have_ack;
+			c->have_ack = 1;
+			return rc;
+		}
+		if (c->have_version)
+			return w.op == OP_PUT ? drop_put(c, w.start_ts) : 1;
+		if (w.op == OP_PUT || w.op == OP_DELETE)
+			c->have_version = 1;
+		return w.op != OP_PUT;
+	case KIND_DATA:
+		if (c->skip || c->nputs == 0)
+			return 0;
+		if (!c->sorted) {
+			qsort(c->puts, c->nputs, sizeof(*c->puts), cmp_ts);
+			c->sorted = 1;
+		}
+		return bsearch(&ts, c->puts, c->nputs, sizeof(*c->puts),
+		    cmp_ts) != NULL;
+	default:
+		return 0;
+	}
+}
+
+struct below {
+	perc_db  *db;
+	perc_ts   bound;
+	unsigned  flags;
+};
+
+/* Resolve a lock below the safe point; a live owner's stays. */
+static int
+resolve_below(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	struct below *b = arg;
+	int action;
+
+	if (lock->start_ts >= b->bound)
+		return 0;
+	return lock_resolve(&action, b->db, row, col, lock, b->flags);
+}
+
+/* The safe point of steps 1 to 3 above; *bound 0: nothing to do. */
+static int
+safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
+{
+	perc_ts now, clock, back, oldest, fence;
+	int rc;
+
+	if ((rc = perc_ts_next(&now, db, 1)) < 0 ||
+	    (rc = journal_oldest(&oldest, db->dir)) < 0)
+		return rc;
+	fence = now;
+	if (retain_ms > 0) {
+		/* The oracle may run ahead of the clock: the older. */
+		if ((clock = ts_of_wall_ms(clock_wall_ms())) < fence)
+			fence = clock;
+		back = (perc_ts)retain_ms << TS_LOGICAL_BITS;
+		fence = fence > back ? fence - back : 0;
+	}
+	if (oldest < fence)
+		fence = oldest;
+	if (!dry_run && (rc = fence_raise(db->dir, fence)) < 0)
+		return rc;
+	if ((rc = journal_oldest(&oldest, db->dir)) < 0)
+		return rc;
+	*bound = oldest < fence ? oldest : fence;
+	return 0;
+}
+
+#define GC_AUTO_COMMITS 10000
+#define GC_RETAIN_MS    (600 * 1000)
+
+static void
+count_path(char *out, size_t size, const char *dir)
+{
+	snprintf(out, size, "%s/gc.count", dir);
+}
+
+/*
+ * O_APPEND makes the count exact across processes without a lock.  The
+ * process that sees it reach the threshold empties it, so one process,
+ * give or take a race, starts the gc.  Unsynced, and failures ignored:
+ * a lost count only puts the next gc off.
+ */
+void
+gc_count_commit(perc_db *db)
+{
+	char path[4096];
+	struct stat st;
+	int64_t every;
+	int fd;
+
+	every = clock_env_ms("PERC_GC_AUTO", GC_AUTO_COMMITS * 1000) / 1000;
+	if (every <= 0 || db->store->read_only)
+		return;
+	count_path(path, sizeof(path), db->dir);
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0644)) < 0)
+		return;
+	if (write(fd, "c", 1) == 1 && fstat(fd, &st) == 0 &&
+	    st.st_size >= every && ftruncate(fd, 0) == 0)
+		db->gc_due = 1;
+	close(fd);
+}
+
+int
+perc_gc_due(perc_db *db)
+{
+	int due = db->gc_due;
+
+	db->gc_due = 0;
+	return due;
+}
+
+int64_t
+perc_gc_retain_ms(void)
+{
+	return clock_env_ms("PERC_GC_RETAIN", GC_RETAIN_MS);
+}
+
+int
+perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
+    int64_t retain_ms, unsigned flags)
+{
+	struct store *s = db->store;
+	int dry_run = (flags & PERC_GC_DRY_RUN) != 0;
+	struct store_gc gc;
+	struct below below;
+	perc_ts bound, old;
+	int rc;
+
+	*safe_point_out = 0;
+	*removed = 0;
+	if (retain_ms < 0)
+		return error_set(PERC_EUSAGE, "a retention must not be "
+		    "negative");
+	if (s->read_only && !dry_run)
+		return error_set(PERC_EIO, "cannot collect garbage in a "
+		    "data directory this process may not write");
+	if ((rc = safe_point(&bound, db, retain_ms, dry_run)) < 0)
+		return rc;
+	if (!dry_run) {
+		char path[4096];
+
+		count_path(path, sizeof(path), db->dir);
+		(void)truncate(path, 0);    /* the commits counted are done */
+	}
+	memset(&gc, 0, sizeof(gc));
+	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
+		return rc;
+	if ((rc = s->ops->safe_point(s, &old)) < 0)
+		goto done;
+	if (bound < old)
+		bound = old;            /* it never moves back */
+	below = (struct below){ db, bound, dry_run ? RESOLVE_DRY_RUN : 0 };
+	if (bound == 0 || (rc = s->ops->locks(s, resolve_below, &below)) < 0 ||
+	    (!dry_run && (rc = s->ops->safe_point_raise(s, bound)) < 0))
+		goto done;
+	gc.bound = gc.cell.bound = bound;
+	gc.dry_run = dry_run;
+	while ((rc = s->ops->gc(s, &gc)) == 0 && !gc.done) {
+		/* Between batches, let other processes in. */
+		db_release(db);
+		if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
+			break;
+	}
+	*safe_point_out = bound;
+	*removed = gc.removed;
+done:
+	db_release(db);
+	free(gc.cell.puts);
+	perc_buf_dispose(&gc.cell.prefix);
+	perc_buf_dispose(&gc.resume);
+	return rc;
+}
