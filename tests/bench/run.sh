@@ -195,6 +195,64 @@ else
 	echo "(sqlite3 not installed: apt-get install sqlite3 for the comparison)"
 fi
 
+# One process, many transactions (issue 12): COUNT one-cell updates
+# (begin, set of a 200-byte value, commit) through one perc shell, and
+# sqlite3 running the same from one process (WAL, synchronous FULL);
+# for perc also the seconds of the first and the last 4,000.
+shell_updates() {       # DIR COUNT: "total first last" seconds
+	local i h a t t0 t1 tf tl v
+	v=$(printf 'v%.0s' $(seq 200))
+	fresh "$1"
+	coproc SH { perc -d "$1" shell; }
+	t0=$EPOCHREALTIME
+	for ((i = 0; i < $2; i++)); do
+		[ "$i" -eq 4000 ] && tf=$EPOCHREALTIME
+		[ "$i" -eq $(($2 - 4000)) ] && tl=$EPOCHREALTIME
+		echo begin >&"${SH[1]}"; read -r a h <&"${SH[0]}"
+		echo "set -t $h k c $v" >&"${SH[1]}"; read -r a <&"${SH[0]}"
+		echo "commit -t $h" >&"${SH[1]}"; read -r a t <&"${SH[0]}"
+		[ "$a" = ok ] || { echo "(shell: $a)" >&2; break; }
+	done
+	t1=$EPOCHREALTIME
+	exec {SH[1]}>&-
+	wait "$SH_PID"
+	awk -v a="$t0" -v b="$t1" -v f="$tf" -v l="$tl" \
+	    'BEGIN { printf "%.3f %.3f %.3f\n", b - a, f - a, b - l }'
+}
+sqlite_updates() {      # DB COUNT: seconds
+	local v s e
+	v=$(printf 'v%.0s' $(seq 200))
+	rm -f "$1"*
+	sqlite3 "$1" 'PRAGMA journal_mode=WAL;' \
+	    'CREATE TABLE t(r, c, v, PRIMARY KEY (r, c));' > /dev/null
+	awk -v n="$2" -v v="$v" 'BEGIN { print "PRAGMA synchronous=FULL;";
+	    for (i = 0; i < n; i++) printf "BEGIN; INSERT OR REPLACE INTO t " \
+	    "VALUES (%cr%c, %cc%c, %c%s%c); COMMIT;\n", 39, 39, 39, 39, 39, \
+	    v, 39 }' > "$1.sql"
+	s=$EPOCHREALTIME
+	sqlite3 "$1" < "$1.sql" > /dev/null
+	e=$EPOCHREALTIME
+	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }'
+}
+if command -v sqlite3 > /dev/null; then
+	echo "== one process, many one-cell update transactions"
+	for c in 3000 20000; do
+		c=$(n "$c")
+		[ "$c" -ge 8000 ] || [ "$c" -eq "$(n 3000)" ] || continue
+		sq=$(sqlite_updates "$work/upd.db" "$c")
+		read -r tot first last < <(shell_updates "$work/upd-$c" "$c")
+		report "sqlite3 one process, $c updates/s" \
+		    "$(awk -v n="$c" -v t="$sq" 'BEGIN { printf "%.0f", n / t }')" \
+		    /s "$(awk -v n="$c" -v t="$sq" 'BEGIN { printf "%.0f", n / t }')" "-"
+		report "perc shell, $c updates/s" \
+		    "$(awk -v n="$c" -v t="$tot" 'BEGIN { printf "%.0f", n / t }')" \
+		    /s "$(awk -v n="$c" -v t="$sq" 'BEGIN { printf "%.0f", n / t }')" \
+		    ">= 0.5"
+		[ "$c" -ge 8000 ] && report "perc shell, last 4000 / first 4000, s" \
+		    "$last" s "$first" "<= 1.2"
+	done
+fi
+
 echo "== in-process transfers per second"
 raw=$("$bench" raw "$work/raw-nosync" "$(n 20000)" 0)
 report "LevelDB 2-cell protocol, no sync" "$raw" "/s" "$raw" "-"
@@ -254,6 +312,32 @@ load_part() {
 	report "perc load peak RSS, KB (against 1 batch's)" "$rss" KB "$rss1" "<= 1.2"
 }
 load_part
+
+# One cell updated many times (by perc load --batch 1: a transaction a
+# line; no sync, the figure is of space), then perc gc --retain 0: its
+# raw cells and the store's bytes on disk before and after.
+gc_part() {
+	local d=$work/gc raw1 raw2 b1 b2 s e
+	fresh "$d"
+	awk -v n="$(n 100000)" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "k\tc\tvalue %d, a value of some forty bytes\n", i }' |
+	    PERC_GC_AUTO=0 PERC_UNSAFE_NOSYNC=1 perc -d "$d" load --batch 1 \
+	    > /dev/null
+	raw1=$(perc -d "$d" show k | wc -l)
+	b1=$(du -sb "$d/store" | cut -f 1)
+	s=$(date +%s.%N)
+	perc -d "$d" gc --retain 0 > /dev/null
+	e=$(date +%s.%N)
+	raw2=$(perc -d "$d" show k | wc -l)
+	b2=$(du -sb "$d/store" | cut -f 1)
+	report "raw cells of 1 cell x $(n 100000) updates, gc'd" "$raw2" cells \
+	    "$raw1" "-"
+	report "store bytes on disk after gc (before)" "$b2" B "$b1" "-"
+	report "perc gc of them, s" "$(awk -v s="$s" -v e="$e" \
+	    'BEGIN { printf "%.2f", e - s }')" s 1 "-"
+}
+echo "== gc: one cell updated $(n 100000) times, before and after perc gc"
+gc_part
 
 echo "== get latency against table size"
 fresh "$work/small"; "$bench" load "$work/small" 1000
