@@ -86,6 +86,41 @@ group_end(perc_txn *txn, struct group *g, int rc)
 }
 
 /*
+ * The LevelDB store is one process's at a time: a commit that has held
+ * it for YIELD_MS lets the others in between two of its steps, its
+ * group written out first.  Its locks stay: what the others do
+ * meanwhile meets them as any live transaction's, and its heartbeat
+ * (keep_lease) keeps them from looking expired.  Getting the store
+ * back may wait for those others longer than a command would: the
+ * commit is under way.
+ */
+#define YIELD_MS      100
+#define YIELD_PAUSE_US 5000
+
+static int
+yield_store(perc_txn *txn, struct group *g, int64_t *since)
+{
+	perc_db *db = txn->db;
+	struct store *s = db->store;
+	int rc;
+
+	if (db->held || clock_mono_ms() - *since < YIELD_MS)
+		return 0;
+	if (g->on && (rc = s->ops->group(s, 0)) < 0)
+		return rc;
+	db_release(db);
+	/* A waiter polls every 2 ms at most (clock_flock): its turn. */
+	usleep(YIELD_PAUSE_US);
+	if (db_acquire(db, clock_deadline(10 * db->timeout_ms)) < 0)
+		return error_set(PERC_EIO, "the store stayed busy for %lld s "
+		    "in the middle of commit %s; readers or perc "
+		    "resolve-locks finish it", (long long)(10 *
+		    db->timeout_ms / 1000), txn->journal.handle);
+	*since = clock_mono_ms();
+	return g->on ? s->ops->group(s, 1) : 0;
+}
+
+/*
  * The k-th write in commit order: the primary first, then the others
  * in byte order.
  */
@@ -171,6 +206,7 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 	const struct writeset *ws = &txn->writes;
 	struct store *s = txn->db->store;
 	struct group g = { 0, 0, 0 };
+	int64_t held = clock_mono_ms();
 	size_t i;
 	int rc = 0;
 
@@ -182,6 +218,8 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 			rc = group_start(txn, &g);
 		else if (rc == 0)
 			rc = group_flush(txn, &g, nth(ws, i));
+		if (rc == 0)
+			rc = yield_store(txn, &g, &held);
 	}
 	rc = group_end(txn, &g, rc);
 	if (rc < 0)
@@ -210,10 +248,11 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
 }
 
 /*
- * Where owners keep a lease (the Redis store), a commit that takes long
- * renews it every third of its TTL, as the paper's workers keep their
- * Chubby lock, so that other machines see it alive until the commit
- * point drops it.
+ * A commit that takes long beats its heart every third of its TTL, as
+ * the paper's long commits do: its primary lock's wall time becomes
+ * now, so that readers it lets in (yield_store) do not take its locks
+ * for expired, and where owners keep a lease (the Redis store), the
+ * lease is renewed, as the paper's workers keep their Chubby lock.
  */
 static int
 keep_lease(int64_t *renewed, perc_txn *txn)
@@ -221,12 +260,12 @@ keep_lease(int64_t *renewed, perc_txn *txn)
 	struct store *s = txn->db->store;
 	int64_t now = clock_mono_ms();
 
-	if (s->ops->lease_keep == NULL ||
-	    now - *renewed < (int64_t)txn->db->ttl_ms / 3)
+	if (now - *renewed < (int64_t)txn->db->ttl_ms / 3)
 		return 0;
 	*renewed = now;
 	return s->ops->lease_keep(s, row_of(nth(&txn->writes, 0)),
-	    txn->journal.start_ts, txn->db->ttl_ms);
+	    col_of(nth(&txn->writes, 0)), txn->journal.start_ts,
+	    txn->db->ttl_ms);
 }
 
 /*
@@ -241,7 +280,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	struct lock_rec lock;
 	struct group g = { 0, 0, 0 };
 	perc_db *db = txn->db;
-	int64_t renewed = clock_mono_ms();
+	int64_t renewed = clock_mono_ms(), held = renewed;
 	int rc = 0;
 
 	memset(&lock, 0, sizeof(lock));
@@ -263,7 +302,8 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 			break;
 		if ((*done > 0 && (rc = group_flush(txn, &g,
 		    nth(ws, *done))) < 0) ||
-		    (rc = keep_lease(&renewed, txn)) < 0)
+		    (rc = keep_lease(&renewed, txn)) < 0 ||
+		    (rc = yield_store(txn, &g, &held)) < 0)
 			break;
 	}
 	/* What is gathered is written: a rollback must see those locks. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "codec.h"
 #include "error.h"
 #include "journal.h"
@@ -481,6 +482,39 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+/* store_ops.lease_keep: the journal's token is the lease here; the
+   primary lock's wall time is refreshed. */
+int
+ldb_lease_keep(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, uint32_t ttl_ms)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
+	leveldb_writebatch_t *b;
+	struct lock_rec lock;
+	int rc;
+
+	(void)ttl_ms;
+	memset(&lock, 0, sizeof(lock));
+	rc = ldb_get_lock(base, &lock, row, col);
+	if (rc == PERC_ENOTFOUND || (rc == 0 && lock.start_ts != start_ts)) {
+		codec_lock_dispose(&lock);
+		return 0;
+	}
+	lock.wall_ms = (uint64_t)clock_wall_ms();
+	if (rc == 0 && (rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) == 0 && (rc = codec_lock_encode(&enc, &lock)) == 0) {
+		b = leveldb_writebatch_create();
+		leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+		rc = ldb_write(s, b, 0);
+		leveldb_writebatch_destroy(b);
+	}
+	codec_lock_dispose(&lock);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
 	return rc;

@@ -16,5 +16,6 @@ extern const char redis_lua_rollback[];
 extern const char redis_lua_put[];
 extern const char redis_lua_range[];
 extern const char redis_lua_raise[];
+extern const char redis_lua_keep[];
 extern const char redis_lua_oracle[];
 #endif

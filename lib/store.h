@@ -133,11 +133,16 @@ struct store_ops {
 	   store cannot tell, and only the lock's TTL decides. */
 	int  (*owner_alive)(struct store *s, const struct lock_rec *lock,
 	                    const char *host);
-	/* Keep the lease of a committing transaction, whose primary it has
-	   locked with STORE_PRIMARY, alive for ttl_ms more (plus the
-	   store's slack); NULL where owners need no lease (LevelDB). */
+	/*
+	 * The heartbeat of a long commit, the paper's: the wall time of
+	 * its primary's lock becomes now, while that lock is still its
+	 * own, so that readers do not take it for expired; and where the
+	 * store has leases (Redis), the lease lives ttl_ms more (plus the
+	 * store's slack).  Nothing when the lock is gone.
+	 */
 	int  (*lease_keep)(struct store *s, perc_bytes primary_row,
-	                   perc_ts start_ts, uint32_t ttl_ms);
+	                   perc_bytes primary_col, perc_ts start_ts,
+	                   uint32_t ttl_ms);
 	/* Gather the writes of the steps that follow, on cells each
 	   different, into one batch of the store (on), or write what was
 	   gathered and stop (off); a synced write writes them first.  A

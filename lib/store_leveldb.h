@@ -70,6 +70,8 @@ int  ldb_commit(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts start_ts, unsigned flags);
+int  ldb_lease_keep(struct store *s, perc_bytes row, perc_bytes col,
+                    perc_ts start_ts, uint32_t ttl_ms);
 
 /* leveldb_gc.c: gc's safe point and pass. */
 int  ldb_load_safe_point(struct ldb_store *s);

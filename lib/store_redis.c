@@ -214,26 +214,33 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
  * primary back, and the commit point will say so.
  */
 static int
-rs_lease_keep(struct store *base, perc_bytes primary_row, perc_ts start_ts,
-    uint32_t ttl_ms)
+rs_lease_keep(struct store *base, perc_bytes primary_row,
+    perc_bytes primary_col, perc_ts start_ts, uint32_t ttl_ms)
 {
 	struct redis_store *s = (struct redis_store *)base;
-	char key[RS_KEY_MAX], ms[16];
-	perc_bytes argv[3];
+	perc_buf cell = PERC_BUF_INIT;
+	unsigned char start8[8], wall8[8];
+	char ms[16];
+	perc_bytes args[4];
 	redisReply *r;
+	long long code;
 	int rc;
 
-	rs_lease_key(key, s, primary_row, start_ts);
-	snprintf(ms, sizeof(ms), "%" PRIu32, ttl_ms + LEASE_SLACK_MS);
-	argv[0] = bytes_str("PEXPIRE");
-	argv[1] = bytes_str(key);
-	argv[2] = bytes_str(ms);
-	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 3, argv,
-	    rs_deadline(s))) < 0)
+	if ((rc = codec_cell_prefix(&cell, REGION_CELL, primary_row,
+	    primary_col)) < 0)
 		return rc;
-	if (r->type == REDIS_REPLY_ERROR)
-		rc = rs_reply_error(s, r, "renewing a lease");
-	freeReplyObject(r);
+	codec_put_u64(start8, start_ts);
+	codec_put_u64(wall8, (uint64_t)clock_wall_ms());
+	snprintf(ms, sizeof(ms), "%" PRIu32, ttl_ms + LEASE_SLACK_MS);
+	args[0] = buf_bytes(&cell);
+	args[1] = bytes_of(start8, 8);
+	args[2] = bytes_of(wall8, 8);
+	args[3] = bytes_str(ms);
+	rc = rs_row_eval(&r, &code, NULL, s, RS_KEEP, primary_row, start_ts,
+	    4, args, "renewing a lease");
+	if (rc == 0)
+		freeReplyObject(r);
+	perc_buf_dispose(&cell);
 	return rc;
 }
 
@@ -349,7 +356,7 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	const char *body[RS_NSCRIPTS] = { redis_lua_read,
 		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
 		redis_lua_rollback, redis_lua_put, redis_lua_range,
-		redis_lua_raise };
+		redis_lua_raise, redis_lua_keep };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
 	rc_addr *addrs;

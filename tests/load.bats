@@ -233,3 +233,34 @@ load_input() {
 	run -0 perc scan-notify
 	assert_output "$(printf 'a\tseen\nc\tseen')"
 }
+
+@test "a load longer than its locks' TTL keeps them alive (heartbeat), and lets readers in meanwhile" {
+	# About 2 s of commit on either store: 4 TTLs of 0.5 s.
+	n=200000
+	[ "$PERC_TEST_STORE" = redis ] && n=10000
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "row%07d\tcol\tvalue %d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
+	row=row0000001  # locked from the first prewrites on
+	start=$(date +%s%N)
+	PERC_LOCK_TTL=0.5 perc load < "$BATS_TEST_TMPDIR/in" \
+	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	met=0
+	while kill -0 "$pid" 2> /dev/null; do
+		# A reader gets the store between the load's batches.  Past
+		# the TTL, a lock whose primary's wall time were not renewed
+		# would look expired, and the reader would roll it back.
+		PERC_LOCK_TIMEOUT=0.3 run perc get "$row" col
+		case $status in
+		0 | 1) ;;
+		4) met=1 ;;             # waited for the live lock
+		*) fail "a reader exited $status: $output" ;;
+		esac
+	done
+	wait "$pid" || fail "perc load exited $?: $(cat "$BATS_TEST_TMPDIR/err")"
+	took=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ "$took" -gt 1000 ] || skip "the load took $took ms, under 2 TTLs"
+	[ "$met" -eq 1 ] || fail "no reader met the load's live locks in $took ms"
+	[ "$(perc scan | wc -l)" -eq "$n" ]
+}

@@ -225,9 +225,10 @@ leases() {
 	# A TTL of 0.03 s: a renewal every 10 ms, so a commit of 300 cells,
 	# 300 prewrites each synced and waited on, renews on the way, for
 	# the lock's TTL and the lease's slack.
-	PERC_LOCK_TTL=0.03 strace -f -e trace=sendto -s 128 \
+	PERC_LOCK_TTL=0.03 strace -f -e trace=sendto -s 1024 \
 	    -o "$BATS_TEST_TMPDIR/trace" perc commit -t "$T" > /dev/null
-	run -0 grep -c 'PEXPIRE.*lease:'"$T"'.*10030' "$BATS_TEST_TMPDIR/trace"
+	# The heartbeat script (lib/redis/keep.lua) on the lease's key.
+	run -0 grep -c 'EVALSHA.*lease:'"$T"'.*10030' "$BATS_TEST_TMPDIR/trace"
 	[ "$output" -ge 1 ]
 	run -0 leases "$t"
 	assert_output ''

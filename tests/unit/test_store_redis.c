@@ -833,7 +833,7 @@ test_rs_leases(const char *dir)
 	CHECK(prewrite_of(s, "x", t, "p", 0) == 0);
 	CHECK(lease_cmd(cl, "PTTL", table, "x", t) == -2);
 	/* A long commit keeps it alive longer. */
-	CHECK(s->ops->lease_keep(s, str("p"), t, 60000) == 0);
+	CHECK(s->ops->lease_keep(s, str("p"), str("c"), t, 60000) == 0);
 	ttl = lease_cmd(cl, "PTTL", table, "p", t);
 	CHECK(ttl > 60000 && ttl <= 60000 + 10000);
 	/* No lease while the primary is locked: a gone owner.  Its retried
@@ -858,7 +858,7 @@ test_rs_leases(const char *dir)
 	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
 	CHECK(s->ops->owner_alive(s, &l, "host") == 0);
 	/* Keeping a lease that is gone does not bring it back. */
-	CHECK(s->ops->lease_keep(s, str("p"), t, 60000) == 0);
+	CHECK(s->ops->lease_keep(s, str("p"), str("c"), t, 60000) == 0);
 	CHECK(lease_cmd(cl, "PTTL", table, "p", t) == -2);
 	codec_lock_dispose(&l);
 	rc_close(cl);
@@ -883,12 +883,13 @@ test_rs_deep(const char *dir)
 	(void)dir;
 	if (url == NULL || (s = fresh(url)) == NULL)
 		return;
-	first_start = ts(s) + 1;
-	for (i = 1; i <= 300; i++) {
+	first_start = ts(s);
+	CHECK(prewrite(s, "deep", "c", OP_PUT, "v1", first_start) == 0);
+	first_at = ts(s);
+	CHECK(commit(s, "deep", "c", first_start, first_at, STORE_SYNC) == 0);
+	for (i = 2; i <= 300; i++) {
 		snprintf(v, sizeof(v), "v%d", i);
 		t = put(s, "deep", "c", v);
-		if (i == 1)
-			first_at = t;
 		if (i == 5)
 			fifth = t;
 	}
