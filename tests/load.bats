@@ -237,7 +237,7 @@ load_input() {
 @test "a load longer than its locks' TTL keeps them alive (heartbeat), and lets readers in meanwhile" {
 	# About 2 s of commit on either store: 4 TTLs of 0.5 s.
 	n=200000
-	[ "$PERC_TEST_STORE" = redis ] && n=10000
+	[ "$PERC_TEST_STORE" = redis ] && n=3000
 	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
 	    printf "row%07d\tcol\tvalue %d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
 	row=row0000001  # locked from the first prewrites on
