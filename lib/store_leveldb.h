@@ -52,10 +52,25 @@ int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
 leveldb_iterator_t *ldb_iter(struct ldb_store *s);
 int  ldb_iter_error(leveldb_iterator_t *it);
 
+/*
+ * leveldb_mvcc.c: a walk over the keys of one cell, in their order
+ * (its lock, write records newest first, data newest first), on an
+ * iterator that it moves mostly forward; and what a snapshot sees of
+ * the cell, decided on such a walk for a read and a scan alike.
+ */
+struct cell_walk {
+	leveldb_iterator_t *it;
+	perc_bytes          row, col;   /* the cell, for messages */
+	perc_bytes          prefix;     /* codec_cell_prefix(row, col) */
+	perc_buf            key;        /* scratch for seeks */
+};
+int  ldb_visible(struct cell_walk *w, perc_bytes *value, perc_ts ts,
+                 const struct lock_rec *lock, const struct lock_fate *known);
+int  ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts);
+int  ldb_walk_past(struct cell_walk *w);
+void ldb_walk_dispose(struct cell_walk *w);
+
 /* leveldb_mvcc.c: the Percolator steps on one cell. */
-int  ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
-                 perc_bytes row, perc_bytes col, perc_ts ts,
-                 struct lock_rec *blocker, const struct lock_fate *known);
 int  ldb_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
               perc_ts ts, struct lock_rec *blocker,
               const struct lock_fate *known);
