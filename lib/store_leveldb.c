@@ -257,6 +257,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		s->base.read_only = 0;
 	s->clean = marker_matches(s);
 	s->wrote = s->base.failed = 0;
+	s->written = 0;
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
 	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
@@ -283,6 +284,87 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	return rc;
 }
 
+/*
+ * Does LevelDB owe compactions, by its own scoring: level 0 at 4
+ * files, level L >= 1 above 10^L MB?  Sizes come rounded to the MB,
+ * so a level is owed only when it is surely above: never wait for a
+ * compaction LevelDB would not do.  *l0: the files at level 0.
+ */
+static int
+compaction_owed(leveldb_t *db, int *l0)
+{
+	char *v, *line, *next;
+	double mb, limit;
+	int level, files, owed;
+
+	*l0 = 0;
+	if ((v = leveldb_property_value(db, "leveldb.num-files-at-level0")))
+		*l0 = atoi(v);
+	leveldb_free(v);
+	owed = *l0 >= 4;
+	if ((v = leveldb_property_value(db, "leveldb.stats")) == NULL)
+		return owed;
+	for (line = v; line != NULL && !owed; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (sscanf(line, "%d %d %lf", &level, &files, &mb) != 3 ||
+		    level < 1)
+			continue;
+		for (limit = 1; level > 0; level--)
+			limit *= 10;
+		owed = mb > limit;
+	}
+	leveldb_free(v);
+	return owed;
+}
+
+/*
+ * Leave the store healthy after a session that wrote a lot.  LevelDB
+ * compacts only in the background of an open DB, and closing it waits
+ * for no more than the compaction under way (abandoning it half done),
+ * while every perc command is a short process: a bulk writer would
+ * leave hundreds of small level-0 tables and overfull levels behind,
+ * which each later open, get and scan pays for, and which short
+ * processes never get to compact.  So, as git gc --auto does, the
+ * process that made the debt pays it:
+ *
+ *  - after SETTLE_BYTES written, its memtable is made a table, so that
+ *    the next open replays an empty log, not megabytes of it;
+ *  - after SETTLE_BYTES written, it waits until LevelDB owes no
+ *    compaction (its background thread is at work on them meanwhile);
+ *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
+ *    files), which small writers alone seldom reach; at most SETTLE_MS
+ *    either way: past that, the close abandons the compaction under
+ *    way and the next writer goes on with the debt.
+ *
+ * A command that wrote a few cells pays nothing: its writes go to the
+ * log, and level 0 grows by a table only every 64 KB of them, which
+ * LevelDB compacts in the background of later commands.  The durability
+ * design is untouched: a memtable switch syncs the old log
+ * (durable_env.cc), LevelDB syncs its tables and manifest, and
+ * store.clean then vouches for the new, empty log.  With simulated
+ * power cuts the background work is held, and nothing is waited for.
+ */
+#define SETTLE_BYTES ((uint64_t)256 << 10)
+#define SETTLE_MS    10000
+
+static void
+ldb_settle(struct ldb_store *s)
+{
+	int64_t deadline = clock_deadline(SETTLE_MS);
+	unsigned delay = 1000;
+	int l0, big = s->written >= SETTLE_BYTES;
+
+	if (!s->wrote || s->base.failed || s->base.read_only ||
+	    failpoint_cuts_power())
+		return;
+	if (big)        /* a range with no key: only the memtable goes */
+		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
+	while (compaction_owed(s->db, &l0) && (big || l0 >= 8) &&
+	    clock_backoff(&delay, 20000, deadline) == 0)
+		;
+}
+
 /* Close LevelDB and let the next process in. */
 void
 ldb_release(struct store *base)
@@ -296,6 +378,7 @@ ldb_release(struct store *base)
 		s->grouped = 0;
 	}
 	if (s->db != NULL) {
+		ldb_settle(s);
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
@@ -350,6 +433,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 		return ldb_fail(s, err, "cannot write the store");
 	}
 	s->wrote = 1;
+	s->written += store_batch_size(batch);
 	return 0;
 }
 

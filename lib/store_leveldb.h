@@ -24,6 +24,7 @@ struct ldb_store {
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* opened on a log it vouched for */
 	int                     wrote;    /* a write went in this session */
+	uint64_t                written;  /* bytes of batches it wrote */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
@@ -43,6 +44,7 @@ leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
 void store_close_tuned(leveldb_t *db, void *env, int read_only);
 void store_cut_power(void *env);
+size_t store_batch_size(leveldb_writebatch_t *batch);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);

@@ -28,6 +28,7 @@
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/options.h>
+#include <leveldb/write_batch.h>
 
 #include "durable_env.h"
 #include "readonly_env.h"
@@ -36,9 +37,12 @@ extern "C" {
 #include "store_leveldb.h"
 }
 
-/* The C API's handle, laid out exactly as leveldb's db/c.cc has it. */
+/* The C API's handles, laid out exactly as leveldb's db/c.cc has them. */
 struct leveldb_t {
 	leveldb::DB *rep;
+};
+struct leveldb_writebatch_t {
+	leveldb::WriteBatch rep;
 };
 
 namespace {
@@ -105,4 +109,11 @@ extern "C" void
 store_cut_power(void *env)
 {
 	durable_env_power_cut(static_cast<leveldb::Env *>(env));
+}
+
+/* The bytes batch adds to the log, about. */
+extern "C" size_t
+store_batch_size(leveldb_writebatch_t *batch)
+{
+	return batch->rep.ApproximateSize();
 }
