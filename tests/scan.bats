@@ -177,6 +177,22 @@ setup() {
 	assert_output $'b\tc\t1'
 }
 
+@test "scan and get --at find a version past many newer ones" {
+	perc set a c first-a
+	perc set z c first-z
+	for i in $(seq 30); do
+		perc set m c "v$i"
+		[ "$i" -ne 3 ] || t3=$(perc ts)
+	done
+	perc del z c
+	run -0 perc scan --at "$t3"
+	assert_output $'a\tc\tfirst-a\nm\tc\tv3\nz\tc\tfirst-z'
+	run -0 perc get --at "$t3" m c
+	assert_output v3
+	run -0 perc scan
+	assert_output $'a\tc\tfirst-a\nm\tc\tv30'
+}
+
 @test "scan -t includes the transaction's buffered writes and hides its deletes" {
 	perc set a c 1
 	perc set b c 2
