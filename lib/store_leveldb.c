@@ -260,6 +260,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	s->written = 0;
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
+	    (s->base.bulk ? STORE_BULK : 0) |
 	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
@@ -288,31 +289,32 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
  * Does LevelDB owe compactions, by its own scoring: level 0 at 4
  * files, level L >= 1 above 10^L MB?  Sizes come rounded to the MB,
  * so a level is owed only when it is surely above: never wait for a
- * compaction LevelDB would not do.  *l0: the files at level 0.
+ * compaction LevelDB would not do.  *l0: the files at level 0; *files
+ * and *mb: the table files and their MB in all.
  */
 static int
-compaction_owed(leveldb_t *db, int *l0)
+compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 {
 	char *v, *line, *next;
-	double mb, limit;
-	int level, files, owed;
+	double size, limit;
+	int level, n, owed = 0;
 
-	*l0 = 0;
-	if ((v = leveldb_property_value(db, "leveldb.num-files-at-level0")))
-		*l0 = atoi(v);
-	leveldb_free(v);
-	owed = *l0 >= 4;
+	*l0 = *files = 0;
+	*mb = 0;
 	if ((v = leveldb_property_value(db, "leveldb.stats")) == NULL)
-		return owed;
-	for (line = v; line != NULL && !owed; line = next) {
+		return 0;
+	for (line = v; line != NULL; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if (sscanf(line, "%d %d %lf", &level, &files, &mb) != 3 ||
-		    level < 1)
+		if (sscanf(line, "%d %d %lf", &level, &n, &size) != 3)
 			continue;
+		*files += n;
+		*mb += size;
+		if (level == 0)
+			*l0 = n;
 		for (limit = 1; level > 0; level--)
 			limit *= 10;
-		owed = mb > limit;
+		owed |= limit == 1 ? n >= 4 : size > limit;
 	}
 	leveldb_free(v);
 	return owed;
@@ -328,14 +330,23 @@ compaction_owed(leveldb_t *db, int *l0)
  * processes never get to compact.  So, as git gc --auto does, the
  * process that made the debt pays it:
  *
- *  - after SETTLE_BYTES written, its memtable is made a table, so that
- *    the next open replays an empty log, not megabytes of it;
+ *  - after FLUSH_BYTES written (the write buffer of a small writer),
+ *    its memtable is made a table, so that the next open replays an
+ *    empty log, not megabytes of it (a large perc_load batch writes
+ *    with a write buffer of 8 MB: see store_open.cc);
  *  - after SETTLE_BYTES written, it waits until LevelDB owes no
  *    compaction (its background thread is at work on them meanwhile);
  *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
  *    files), which small writers alone seldom reach; at most SETTLE_MS
  *    either way: past that, the close abandons the compaction under
- *    way and the next writer goes on with the debt.
+ *    way and the next writer goes on with the debt;
+ *  - any writer that finds more than FILES_SLACK table files plus
+ *    FILES_PER_MB a MB of them compacts the whole store.  LevelDB
+ *    never merges tables that do not overlap, and keys written in
+ *    order by small writers go straight to level 2 as tables of a few
+ *    KB each, without bound; this rewrites them as tables of 2 MB, at
+ *    a cost that grows with the store, paid once in many thousands of
+ *    such commands (as git gc --auto's).
  *
  * A command that wrote a few cells pays nothing: its writes go to the
  * log, and level 0 grows by a table only every 64 KB of them, which
@@ -345,24 +356,30 @@ compaction_owed(leveldb_t *db, int *l0)
  * store.clean then vouches for the new, empty log.  With simulated
  * power cuts the background work is held, and nothing is waited for.
  */
+#define FLUSH_BYTES  ((uint64_t)64 << 10)
 #define SETTLE_BYTES ((uint64_t)256 << 10)
 #define SETTLE_MS    10000
+#define FILES_SLACK  64
+#define FILES_PER_MB 2
 
 static void
 ldb_settle(struct ldb_store *s)
 {
 	int64_t deadline = clock_deadline(SETTLE_MS);
 	unsigned delay = 1000;
-	int l0, big = s->written >= SETTLE_BYTES;
+	int l0, files, big = s->written >= SETTLE_BYTES;
+	double mb;
 
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
-	if (big)        /* a range with no key: only the memtable goes */
+	if (s->written >= FLUSH_BYTES)  /* a range with no key: memtable only */
 		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
-	while (compaction_owed(s->db, &l0) && (big || l0 >= 8) &&
+	while (compaction_owed(s->db, &l0, &files, &mb) && (big || l0 >= 8) &&
 	    clock_backoff(&delay, 20000, deadline) == 0)
 		;
+	if (files > FILES_SLACK + FILES_PER_MB * mb)
+		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
 }
 
 /* Close LevelDB and let the next process in. */
@@ -420,6 +437,7 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 static int
 ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 {
+	size_t size = store_batch_size(batch);
 	char *err = NULL;
 
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
@@ -433,7 +451,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 		return ldb_fail(s, err, "cannot write the store");
 	}
 	s->wrote = 1;
-	s->written += store_batch_size(batch);
+	s->written += size;
 	return 0;
 }
 

@@ -40,6 +40,7 @@ struct ldb_store {
 #define STORE_REUSE_LOGS    2u
 #define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
 #define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
+#define STORE_BULK          16u /* a bulk writer's larger write buffer */
 leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
 void store_close_tuned(leveldb_t *db, void *env, int read_only);

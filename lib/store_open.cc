@@ -68,6 +68,15 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	options.paranoid_checks = true;
 	options.reuse_logs = (flags & STORE_REUSE_LOGS) != 0;
 	options.write_buffer_size = 64 << 10;
+	/*
+	 * A bulk writer's memtables become tables of a useful size, not
+	 * hundreds of small ones (keys loaded in order go straight to
+	 * level 2, where LevelDB never merges them): it makes its last
+	 * memtable a table before it closes (store_leveldb.c), so the next
+	 * open still replays an empty log.
+	 */
+	if (flags & STORE_BULK)
+		options.write_buffer_size = (size_t)8 << 20;
 	options.info_log = &silent;
 	/*
 	 * Read-only, nothing is appended, so the last log may always be
