@@ -97,6 +97,8 @@ ldb_dispose(struct ldb_store *s)
 		leveldb_writeoptions_destroy(s->write_sync);
 		leveldb_writeoptions_destroy(s->write_nosync);
 	}
+	perc_buf_dispose(&s->lo);
+	perc_buf_dispose(&s->hi);
 	free(s->path);
 	free(s->lockpath);
 	free(s->cleanpath);
@@ -258,6 +260,8 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	s->clean = marker_matches(s);
 	s->wrote = s->base.failed = 0;
 	s->written = 0;
+	buf_reset(&s->lo);
+	buf_reset(&s->hi);
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
 	    (s->base.bulk ? STORE_BULK : 0) |
@@ -334,6 +338,10 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  *    its memtable is made a table, so that the next open replays an
  *    empty log, not megabytes of it (a large perc_load batch writes
  *    with a write buffer of 8 MB: see store_open.cc);
+ *  - after RANGE_BYTES written, it compacts the range of keys it wrote
+ *    down to where nothing is below it: a bulk load's locks, put by
+ *    its prewrites and deleted by its commits, would otherwise stay
+ *    as dead keys in the upper levels, which every scan steps over;
  *  - after SETTLE_BYTES written, it waits until LevelDB owes no
  *    compaction (its background thread is at work on them meanwhile);
  *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
@@ -357,6 +365,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  * power cuts the background work is held, and nothing is waited for.
  */
 #define FLUSH_BYTES  ((uint64_t)64 << 10)
+#define RANGE_BYTES  ((uint64_t)4 << 20)
 #define SETTLE_BYTES ((uint64_t)256 << 10)
 #define SETTLE_MS    10000
 #define FILES_SLACK  64
@@ -373,8 +382,11 @@ ldb_settle(struct ldb_store *s)
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
-	if (s->written >= FLUSH_BYTES)  /* a range with no key: memtable only */
-		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
+	if (s->written >= RANGE_BYTES)
+		leveldb_compact_range(s->db, s->lo.data, s->lo.len, s->hi.data,
+		    s->hi.len);
+	else if (s->written >= FLUSH_BYTES)  /* a range with no key: */
+		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* memtable */
 	while (compaction_owed(s->db, &l0, &files, &mb) && (big || l0 >= 8) &&
 	    clock_backoff(&delay, 20000, deadline) == 0)
 		;
@@ -426,6 +438,33 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 	return rc;
 }
 
+/* Widen the range of keys written in this session to take in key. */
+static void
+range_add(struct ldb_store *s, const char *k, size_t klen)
+{
+	perc_bytes key = bytes_of(k, klen);
+
+	/* Out of memory: a narrower range is only compacted less. */
+	if (s->lo.len == 0 || bytes_cmp(key, buf_bytes(&s->lo)) < 0)
+		(void)buf_set(&s->lo, k, klen);
+	if (bytes_cmp(key, buf_bytes(&s->hi)) > 0)
+		(void)buf_set(&s->hi, k, klen);
+}
+
+static void
+range_put(void *arg, const char *k, size_t klen, const char *v, size_t vlen)
+{
+	(void)v;
+	(void)vlen;
+	range_add(arg, k, klen);
+}
+
+static void
+range_del(void *arg, const char *k, size_t klen)
+{
+	range_add(arg, k, klen);
+}
+
 /*
  * Apply batch atomically: LevelDB's write batch is the single-row
  * atomicity Percolator assumes of its store.  With sync, the write is
@@ -440,6 +479,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 	size_t size = store_batch_size(batch);
 	char *err = NULL;
 
+	leveldb_writebatch_iterate(batch, s, range_put, range_del);
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
 	if (batch == s->group) {

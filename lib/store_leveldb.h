@@ -25,6 +25,7 @@ struct ldb_store {
 	int                     clean;    /* opened on a log it vouched for */
 	int                     wrote;    /* a write went in this session */
 	uint64_t                written;  /* bytes of batches it wrote */
+	perc_buf                lo, hi;   /* the keys it wrote lie within */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
