@@ -109,6 +109,16 @@ setup() {
 	assert_output $'s\tc\tsmall'
 }
 
+@test "a scan holds the store only while it reads a batch, not while it prints" {
+	head -c 1500000 /dev/zero | tr '\0' x > "$BATS_TEST_TMPDIR/big"
+	for r in a b c d; do perc set "$r" c < "$BATS_TEST_TMPDIR/big"; done
+	perc scan | { dd bs=65536 count=1 status=none > /dev/null
+	    perc set z c written; cat > /dev/null; }
+	run -0 perc get z c
+	assert_output written
+	[ "$(perc scan | wc -l)" -eq 5 ]
+}
+
 @test "--prefix lists only the rows that begin with P, taken as bytes" {
 	for r in a ab abc abd b 'a\x' "$(printf 'ab\xff')" "$(printf 'ac')"; do
 		perc set "$r" c v
