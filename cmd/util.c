@@ -103,13 +103,26 @@ cmd_read_stdin(perc_buf *out)
 	return 0;
 }
 
-/* Write field to standard output in the escaped TSV form. */
+/*
+ * Write field to standard output in the escaped TSV form: as it is when
+ * no byte of it needs escaping (scan's common case, without a copy).
+ */
 int
 cmd_print_field(perc_bytes field)
 {
+	const unsigned char *p = field.data;
 	perc_buf esc = PERC_BUF_INIT;
+	size_t i;
 	int rc;
 
+	for (i = 0; i < field.len && p[i] >= 0x20 && p[i] <= 0x7e &&
+	    p[i] != '\\'; i++)
+		;
+	if (i == field.len) {
+		if (i > 0)
+			fwrite(p, 1, i, stdout);
+		return 0;
+	}
 	if ((rc = perc_escape(&esc, field)) == 0 && esc.len > 0)
 		fwrite(esc.data, 1, esc.len, stdout);
 	perc_buf_dispose(&esc);

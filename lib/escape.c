@@ -5,27 +5,37 @@
 #include "error.h"
 #include "escape.h"
 
+/* Does byte c stand for itself in the TSV form? */
+static int
+plain(unsigned char c, int spaces)
+{
+	return c >= 0x20 && c <= 0x7e && c != '\\' && !(spaces && c == ' ');
+}
+
 static int
 escape(perc_buf *out, perc_bytes field, int spaces)
 {
 	const unsigned char *p = field.data;
-	size_t i;
+	size_t i, run;
 	int rc;
 
 	/* out->data is never NULL afterwards, even for an empty field. */
 	if ((rc = buf_grow(out, field.len)) < 0)
 		return rc;
 	for (i = 0; i < field.len && rc == 0; i++) {
-		if (p[i] == '\t')
+		for (run = i; run < field.len && plain(p[run], spaces); run++)
+			;
+		if (run > i) {
+			rc = buf_add(out, p + i, run - i);
+			i = run - 1;
+		} else if (p[i] == '\t')
 			rc = buf_add(out, "\\t", 2);
 		else if (p[i] == '\n')
 			rc = buf_add(out, "\\n", 2);
 		else if (p[i] == '\\')
 			rc = buf_add(out, "\\\\", 2);
-		else if (p[i] < 0x20 || p[i] > 0x7e || (spaces && p[i] == ' '))
-			rc = buf_addf(out, "\\x%02x", p[i]);
 		else
-			rc = buf_add(out, &p[i], 1);
+			rc = buf_addf(out, "\\x%02x", p[i]);
 	}
 	return rc;
 }

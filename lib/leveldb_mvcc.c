@@ -20,34 +20,24 @@ struct cell {
 	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
 	perc_buf            key;     /* scratch */
 	leveldb_iterator_t *it;
-	int                 borrowed; /* it belongs to the caller */
 	perc_bytes          row, col;
 };
-
-/* A cursor on (row, col), on the caller's iterator it, or a new one. */
-static int
-cell_open_on(struct cell *c, struct ldb_store *s, leveldb_iterator_t *it,
-    perc_bytes row, perc_bytes col)
-{
-	memset(c, 0, sizeof(*c));
-	c->row = row;
-	c->col = col;
-	c->borrowed = it != NULL;
-	c->it = it != NULL ? it : ldb_iter(s);
-	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
-}
 
 static int
 cell_open(struct cell *c, struct ldb_store *s, perc_bytes row,
     perc_bytes col)
 {
-	return cell_open_on(c, s, NULL, row, col);
+	memset(c, 0, sizeof(*c));
+	c->row = row;
+	c->col = col;
+	c->it = ldb_iter(s);
+	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
 }
 
 static void
 cell_close(struct cell *c)
 {
-	if (c->it != NULL && !c->borrowed)
+	if (c->it != NULL)
 		leveldb_iter_destroy(c->it);
 	perc_buf_dispose(&c->prefix);
 	perc_buf_dispose(&c->key);
@@ -89,94 +79,210 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 	return -1;
 }
 
-/* The value a put at start_ts, committed at at, wrote: into out. */
+/* Keys a walk steps over before it seeks instead. */
+#define WALK_STEPS 16
+
+/*
+ * Is the walk on a key of its cell?  Sets the key's kind, timestamp and
+ * value (valid until the iterator moves).
+ */
 static int
-read_put(perc_buf *out, struct ldb_store *s, struct cell *c, perc_ts start_ts,
-    perc_ts at)
+walk_on(const struct cell_walk *w, int *kind, perc_ts *ts, perc_bytes *value)
 {
+	const char *k;
+	size_t klen, vlen;
+
+	if (!leveldb_iter_valid(w->it))
+		return 0;
+	k = leveldb_iter_key(w->it, &klen);
+	if (klen != w->prefix.len + 9 ||
+	    memcmp(k, w->prefix.data, w->prefix.len) != 0)
+		return 0;
+	*kind = (unsigned char)k[w->prefix.len];
+	*ts = ~codec_get_u64((const unsigned char *)k + w->prefix.len + 1);
+	value->data = leveldb_iter_value(w->it, &vlen);
+	value->len = vlen;
+	return 1;
+}
+
+/* Seek to (kind, ts) in the walk's cell, or where it would be. */
+int
+ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts)
+{
+	unsigned char tail[9];
 	int rc;
 
-	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, KIND_DATA,
-	    start_ts)) == 0 && (rc = ldb_get(out, s,
-	    buf_bytes(&c->key))) == PERC_ENOTFOUND)
-		rc = error_set(PERC_EIO, "the value of row '%s' column '%s' "
-		    "committed at %llu is missing; the data directory is "
-		    "damaged", error_quote(c->row), error_quote(c->col),
-		    (unsigned long long)at);
-	return rc;
+	tail[0] = (unsigned char)kind;
+	codec_put_u64(tail + 1, ~ts);
+	if ((rc = buf_set(&w->key, w->prefix.data, w->prefix.len)) < 0 ||
+	    (rc = buf_add(&w->key, tail, sizeof(tail))) < 0)
+		return rc;
+	leveldb_iter_seek(w->it, w->key.data, w->key.len);
+	return 0;
 }
 
 /*
- * Read the value of (row, col) visible at snapshot ts into out:
- * the newest put or delete committed at or before ts.  A lock with a
- * start below ts may yet commit below ts, so it stops the read with
- * PERC_ELOCKED and a copy in *blocker, unless it is lock-only, which
- * never changes a value, or its transaction's fate is known: then it
- * is read as committed at known->commit_ts, or as absent when that is
- * 0 (see lock_wait_or_clean).  A scan passes its own iterator as it,
- * which the read moves; NULL reads on an iterator of its own.
+ * Move the walk to the first key of its cell at or after (kind, ts) in
+ * key order: by stepping, from a key of the cell before it, for up to
+ * WALK_STEPS keys; else by a seek.  1 when it then stands on a key of
+ * kind (its timestamp in *at, its value in *value), 0 when the cell has
+ * none there, or a failure.
  */
-int
-ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
-    perc_bytes row, perc_bytes col, perc_ts ts, struct lock_rec *blocker,
-    const struct lock_fate *known)
+static int
+walk_to(struct cell_walk *w, int kind, perc_ts ts, perc_ts *at,
+    perc_bytes *value)
 {
-	struct write_rec w;
-	struct cell c;
-	perc_bytes v;
-	perc_ts at;
-	int rc;
+	int k, n, rc;
 
-	if (ts < s->safe_point)
-		return gc_too_old(s->safe_point);
-	if ((rc = cell_open_on(&c, s, it, row, col)) < 0)
-		goto done;
-	rc = ldb_get_lock(&s->base, blocker, row, col);
-	if (rc == 0 && blocker->start_ts <= ts &&
-	    !OP_KEEPS_VALUE(blocker->op)) {
-		if (known == NULL || known->start_ts != blocker->start_ts) {
-			rc = PERC_ELOCKED;
-			goto done;
-		}
-		/* No commit can come between a lock and its own. */
-		if (known->commit_ts != 0 && known->commit_ts <= ts) {
-			rc = blocker->op == OP_PUT ? read_put(out, s, &c,
-			    blocker->start_ts, known->commit_ts) :
-			    PERC_ENOTFOUND;
-			goto done;
-		}
-	}
-	if (rc < 0 && rc != PERC_ENOTFOUND)
-		goto done;
-	if ((rc = cell_seek(&c, KIND_WRITE, ts)) < 0)
-		goto done;
-	for (rc = PERC_ENOTFOUND; cell_at(&c, KIND_WRITE, &at, &v);
-	    leveldb_iter_next(c.it)) {
-		if ((rc = codec_write_decode(&w, v.data, v.len)) < 0)
-			goto done;
-		rc = PERC_ENOTFOUND;
-		if (w.op == OP_PUT) {
-			rc = read_put(out, s, &c, w.start_ts, at);
+	for (n = 0; walk_on(w, &k, at, value); n++) {
+		if (k > kind || (k == kind && *at <= ts))
+			return k == kind;
+		if (n == WALK_STEPS)
 			break;
-		}
-		if (w.op == OP_DELETE)
-			break;
+		leveldb_iter_next(w->it);
+		if (!walk_on(w, &k, at, value))
+			return 0;       /* stepped out of the cell */
 	}
-	if (rc >= 0 || rc == PERC_ENOTFOUND) {
-		if (ldb_iter_error(c.it) < 0)
-			rc = PERC_EIO;  /* a damaged block was stepped over */
-	}
-done:
-	cell_close(&c);
-	return rc;
+	if ((rc = ldb_walk_seek(w, kind, ts)) < 0)
+		return rc;
+	return walk_on(w, &k, at, value) && k == kind;
 }
 
+/* Step to the next key of kind in the cell: 1, or 0 past them. */
+static int
+walk_next(struct cell_walk *w, int kind, perc_ts *at, perc_bytes *value)
+{
+	int k;
+
+	leveldb_iter_next(w->it);
+	return walk_on(w, &k, at, value) && k == kind;
+}
+
+/*
+ * Leave the cell: step to the first key after it, or after WALK_STEPS
+ * keys seek there (past its prefix, then the last kind).
+ */
+int
+ldb_walk_past(struct cell_walk *w)
+{
+	perc_bytes v;
+	perc_ts ts;
+	int k, n;
+
+	for (n = 0; n < WALK_STEPS; n++) {
+		if (!walk_on(w, &k, &ts, &v))
+			return 0;
+		leveldb_iter_next(w->it);
+	}
+	if (!walk_on(w, &k, &ts, &v))
+		return 0;
+	return ldb_walk_seek(w, KIND_FAILURES, 0);
+}
+
+/*
+ * Decide what snapshot ts sees of the walk's cell: the newest put or
+ * delete committed at or before ts, read from the cell's keys as they
+ * come, write records newest first, then data newest first.  lock is
+ * the cell's lock, or NULL.  A lock with a start below ts may yet
+ * commit below ts, so it stops the read with PERC_ELOCKED, unless it
+ * is lock-only, which never changes a value, or its transaction's fate
+ * is known: then it is read as committed at known->commit_ts, or as
+ * absent when that is 0 (see lock_wait_or_clean).  0 with the value in
+ * *value, which stays valid until the walk moves; PERC_ENOTFOUND; or
+ * PERC_EIO.  Both the point read and the scan decide here.
+ */
+int
+ldb_visible(struct cell_walk *w, perc_bytes *value, perc_ts ts,
+    const struct lock_rec *lock, const struct lock_fate *known)
+{
+	struct write_rec wr;
+	perc_ts at, want = 0, dts;
+	perc_bytes v;
+	int rc;
+
+	if (lock != NULL && lock->start_ts <= ts &&
+	    !OP_KEEPS_VALUE(lock->op)) {
+		if (known == NULL || known->start_ts != lock->start_ts)
+			return PERC_ELOCKED;
+		/* No commit can come between a lock and its own. */
+		if (known->commit_ts != 0 && known->commit_ts <= ts) {
+			if (lock->op != OP_PUT)
+				return PERC_ENOTFOUND;
+			want = lock->start_ts;
+			at = known->commit_ts;
+			goto data;
+		}
+	}
+	for (rc = walk_to(w, KIND_WRITE, ts, &at, &v); rc > 0;
+	    rc = walk_next(w, KIND_WRITE, &at, &v)) {
+		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
+			return rc;
+		if (wr.op == OP_PUT) {
+			want = wr.start_ts;
+			goto data;
+		}
+		if (wr.op == OP_DELETE)
+			break;
+	}
+	if (rc < 0)
+		return rc;
+	/* A damaged block is stepped over: its error says the read is wrong. */
+	return ldb_iter_error(w->it) < 0 ? PERC_EIO : PERC_ENOTFOUND;
+data:
+	rc = walk_to(w, KIND_DATA, want, &dts, value);
+	if (rc < 0)
+		return rc;
+	if (rc > 0 && dts == want)
+		return ldb_iter_error(w->it) < 0 ? PERC_EIO : 0;
+	if (ldb_iter_error(w->it) < 0)
+		return PERC_EIO;
+	return error_set(PERC_EIO, "the value of row '%s' column '%s' "
+	    "committed at %llu is missing; the data directory is damaged",
+	    error_quote(w->row), error_quote(w->col), (unsigned long long)at);
+}
+
+void
+ldb_walk_dispose(struct cell_walk *w)
+{
+	perc_buf_dispose(&w->key);
+}
+
+/*
+ * Read the value of (row, col) visible at snapshot ts into out, as
+ * ldb_visible decides: the lock by a point lookup (see ldb_get_lock),
+ * then a walk from the write records at ts.
+ */
 int
 ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
     perc_ts ts, struct lock_rec *blocker, const struct lock_fate *known)
 {
-	return ldb_read_on((struct ldb_store *)base, NULL, out, row, col, ts,
-	    blocker, known);
+	struct ldb_store *s = (struct ldb_store *)base;
+	perc_buf prefix = PERC_BUF_INIT;
+	struct cell_walk w;
+	perc_bytes v;
+	int rc, locked;
+
+	if (ts < s->safe_point)
+		return gc_too_old(s->safe_point);
+	rc = ldb_get_lock(base, blocker, row, col);
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		return rc;
+	locked = rc == 0;
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
+		goto done;
+	memset(&w, 0, sizeof(w));
+	w.row = row;
+	w.col = col;
+	w.prefix = buf_bytes(&prefix);
+	w.it = ldb_iter(s);
+	rc = ldb_visible(&w, &v, ts, locked ? blocker : NULL, known);
+	if (rc == 0)
+		rc = buf_set(out, v.data, v.len);
+	leveldb_iter_destroy(w.it);
+	ldb_walk_dispose(&w);
+done:
+	perc_buf_dispose(&prefix);
+	return rc;
 }
 
 /*

@@ -24,87 +24,93 @@ scan_wants(const struct store_scan *sc, perc_bytes row, perc_bytes col)
 	return sc->column == NULL || bytes_eq(col, *sc->column);
 }
 
-/* Seek past every key of (row, col): its prefix, then kind 6. */
-static int
-seek_past(leveldb_iterator_t *li, perc_buf *cursor, perc_bytes row,
-    perc_bytes col)
-{
-	int rc;
-
-	if ((rc = codec_cell_prefix(cursor, REGION_CELL, row, col)) < 0 ||
-	    (rc = buf_add(cursor, "\x06", 1)) < 0)
-		return rc;
-	leveldb_iter_seek(li, cursor->data, cursor->len);
-	return 0;
-}
-
+/*
+ * One batch of a scan, on one iterator that walks the cell region
+ * forward: each cell's keys come in order, lock, write records, data,
+ * and ldb_visible decides on them as they come, seeking only past many
+ * versions.  The value given to sc->cell points into the iterator.
+ */
 int
 ldb_scan(struct store *base, struct store_scan *sc)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	perc_buf range = PERC_BUF_INIT, cursor = PERC_BUF_INIT;
-	perc_buf value = PERC_BUF_INIT;
-	leveldb_iterator_t *li;
+	perc_buf range = PERC_BUF_INIT, prefix = PERC_BUF_INIT;
+	const struct lock_rec *lock;
+	struct cell_walk w;
+	perc_bytes value;
 	struct key k;
-	const char *key;
-	size_t klen;
+	const char *key, *v;
+	size_t klen, vlen;
 	int rc, stop;
 
 	memset(&k, 0, sizeof(k));
+	memset(&w, 0, sizeof(w));
 	sc->done = 0;
 	if (sc->ts < s->safe_point)
 		return gc_too_old(s->safe_point);
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto out;
-	li = ldb_iter(s);
-	if (sc->resume)
-		rc = seek_past(li, &cursor, sc->after_row, sc->after_col);
-	else
-		leveldb_iter_seek(li, range.data, range.len);
+	w.it = ldb_iter(s);
+	if (!sc->resume)
+		leveldb_iter_seek(w.it, range.data, range.len);
+	else if ((rc = codec_cell_prefix(&prefix, REGION_CELL, sc->after_row,
+	    sc->after_col)) == 0) {
+		w.prefix = buf_bytes(&prefix);
+		rc = ldb_walk_seek(&w, KIND_FAILURES, 0);   /* past all */
+	}
 	while (rc == 0) {
 		/*
 		 * A damaged block does not end LevelDB's iteration: it steps
-		 * past and records the error, so look after every seek.
+		 * past and records the error, so look after every move.
 		 */
-		if ((rc = ldb_iter_error(li)) < 0)
+		if ((rc = ldb_iter_error(w.it)) < 0)
 			break;
-		if (!leveldb_iter_valid(li) ||
-		    (key = leveldb_iter_key(li, &klen), klen < range.len) ||
+		if (!leveldb_iter_valid(w.it) ||
+		    (key = leveldb_iter_key(w.it, &klen), klen < range.len) ||
 		    memcmp(key, range.data, range.len) != 0) {
 			sc->done = 1;
 			break;
 		}
-		if ((rc = codec_parse_key(&k, key, klen)) < 0)
+		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
+		    (rc = buf_set(&prefix, key, klen - 9)) < 0)
 			break;
-		if (scan_wants(sc, buf_bytes(&k.row), buf_bytes(&k.col))) {
-			rc = ldb_read_on(s, li, &value, buf_bytes(&k.row),
-			    buf_bytes(&k.col), sc->ts, &sc->blocker,
-			    sc->known);
-			if (rc == PERC_ELOCKED) {
-				if (buf_set(&sc->brow, k.row.data,
-				    k.row.len) < 0 || buf_set(&sc->bcol,
-				    k.col.data, k.col.len) < 0)
-					rc = PERC_EIO;
-				break;
-			}
-			if (rc == 0 && (stop = sc->cell(sc->arg,
-			    buf_bytes(&k.row), buf_bytes(&k.col),
-			    buf_bytes(&value))) != 0) {
-				rc = stop < 0 ? stop : 0;
-				break;
-			}
-			if (rc < 0 && rc != PERC_ENOTFOUND)
-				break;
+		w.prefix = buf_bytes(&prefix);
+		w.row = buf_bytes(&k.row);
+		w.col = buf_bytes(&k.col);
+		if (!scan_wants(sc, w.row, w.col)) {
+			rc = ldb_walk_past(&w);
+			continue;
 		}
-		rc = seek_past(li, &cursor, buf_bytes(&k.row),
-		    buf_bytes(&k.col));
+		lock = NULL;
+		if (k.kind == KIND_LOCK) {
+			v = leveldb_iter_value(w.it, &vlen);
+			if ((rc = codec_lock_decode(&sc->blocker, v, vlen)) < 0)
+				break;
+			lock = &sc->blocker;
+			leveldb_iter_next(w.it);
+		}
+		rc = ldb_visible(&w, &value, sc->ts, lock, sc->known);
+		if (rc == PERC_ELOCKED) {
+			if (buf_set(&sc->brow, w.row.data, w.row.len) < 0 ||
+			    buf_set(&sc->bcol, w.col.data, w.col.len) < 0)
+				rc = PERC_EIO;
+			break;
+		}
+		if (rc == 0 && (stop = sc->cell(sc->arg, w.row, w.col,
+		    value)) != 0) {
+			rc = stop < 0 ? stop : 0;
+			break;
+		}
+		if (rc < 0 && rc != PERC_ENOTFOUND)
+			break;
+		rc = ldb_walk_past(&w);
 	}
-	leveldb_iter_destroy(li);
+	leveldb_iter_destroy(w.it);
 out:
+	ldb_walk_dispose(&w);
 	codec_key_dispose(&k);
 	perc_buf_dispose(&range);
-	perc_buf_dispose(&cursor);
-	perc_buf_dispose(&value);
+	perc_buf_dispose(&prefix);
 	return rc;
 }
 

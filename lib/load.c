@@ -26,6 +26,9 @@
 /* How often progress hears of the lines read. */
 #define LOAD_PROGRESS_LINES 65536
 
+/* A batch this large has the store opened for a bulk writer. */
+#define LOAD_BULK_BYTES ((size_t)1 << 20)
+
 struct load {
 	perc_db                 *db;
 	const perc_load_options *opts;
@@ -35,6 +38,7 @@ struct load {
 	uint64_t                 line;      /* lines read so far */
 	uint64_t                 first;     /* first line of the batch */
 	uint64_t                 done;      /* lines committed */
+	size_t                   bytes;     /* of the batch's cells */
 };
 
 /* What a failure on the current batch leaves behind, for its message. */
@@ -95,6 +99,7 @@ load_line(struct load *ld, const char *p, size_t len)
 		}
 		p = tab + 1;
 	}
+	ld->bytes += ld->field[0].len + ld->field[1].len + ld->field[2].len;
 	return writeset_append(&ld->ws, &ld->cap, OP_PUT,
 	    buf_bytes(&ld->field[0]), buf_bytes(&ld->field[1]),
 	    buf_bytes(&ld->field[2]));
@@ -120,7 +125,10 @@ load_commit(struct load *ld)
 	txn->loaded = txn->bulk = 1;
 	memset(&ld->ws, 0, sizeof(ld->ws));
 	ld->cap = 0;
+	ld->db->store->bulk = ld->bytes >= LOAD_BULK_BYTES;
+	ld->bytes = 0;
 	rc = perc_txn_commit(&ts, txn);
+	ld->db->store->bulk = 0;
 	if (rc == PERC_ETIMEOUT || (rc < 0 && rc != PERC_ECONFLICT &&
 	    rc != PERC_ENOTXN))
 		perc_txn_abort(txn);

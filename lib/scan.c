@@ -20,11 +20,21 @@
 #include "journal.h"
 #include "txn.h"
 
-#define BATCH_CELLS 512
-#define BATCH_BYTES (1 << 20)
+/*
+ * A batch holds the store for about BATCH_MS, or until it has
+ * BATCH_BYTES of cells: long enough that the store's open, which each
+ * batch pays, is a small part of it (the store's speed through a
+ * large table), short enough that the other processes' commands wait
+ * little.  The clock is read every BATCH_CHECK cells.
+ */
+#define BATCH_MS    25
+#define BATCH_BYTES ((size_t)4 << 20)
+#define BATCH_CHECK 256
 
+/* A cell of the batch: its row, column and value, one after the
+   other in the batch's arena. */
 struct item {
-	perc_buf row, col, value;
+	size_t off, rlen, clen, vlen;
 };
 
 struct perc_iter {
@@ -37,8 +47,10 @@ struct perc_iter {
 	int          resume;       /* the next batch starts after ... */
 	perc_buf     after_row, after_col; /* ... this cell */
 	int          store_done;
-	size_t       bytes;        /* in the batch */
-	struct item  items[BATCH_CELLS];
+	int64_t      started;      /* when the batch took the store */
+	perc_buf     arena;        /* the batch's bytes */
+	struct item *items;
+	size_t       cap;          /* room in items */
 	size_t       n, pos;       /* batch and next unread item */
 	size_t       wpos;         /* next unread write of txn */
 	int          failed;       /* after the batch: this failure */
@@ -90,12 +102,27 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 static void
 clear_items(perc_iter *it)
 {
-	size_t i;
-
-	for (i = 0; i < it->n; i++)
-		buf_reset(&it->items[i].value);
 	it->n = it->pos = 0;
-	it->bytes = 0;
+	buf_reset(&it->arena);
+}
+
+static perc_bytes
+item_row(const perc_iter *it, const struct item *item)
+{
+	return bytes_of(it->arena.data + item->off, item->rlen);
+}
+
+static perc_bytes
+item_col(const perc_iter *it, const struct item *item)
+{
+	return bytes_of(it->arena.data + item->off + item->rlen, item->clen);
+}
+
+static perc_bytes
+item_value(const perc_iter *it, const struct item *item)
+{
+	return bytes_of(it->arena.data + item->off + item->rlen + item->clen,
+	    item->vlen);
 }
 
 /* A visible cell the store gives: into the batch.  1: it is full. */
@@ -103,16 +130,32 @@ static int
 add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 {
 	perc_iter *it = arg;
-	struct item *item = &it->items[it->n];
+	struct item *item;
+	size_t cap;
 	int rc;
 
-	if ((rc = buf_set(&item->row, row.data, row.len)) < 0 ||
-	    (rc = buf_set(&item->col, col.data, col.len)) < 0 ||
-	    (rc = buf_set(&item->value, value.data, value.len)) < 0)
+	if (it->n == it->cap) {
+		cap = it->cap ? it->cap * 2 : 1024;
+		if ((item = realloc(it->items, cap * sizeof(*item))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		it->items = item;
+		it->cap = cap;
+	}
+	item = &it->items[it->n];
+	item->off = it->arena.len;
+	item->rlen = row.len;
+	item->clen = col.len;
+	item->vlen = value.len;
+	if ((rc = buf_grow(&it->arena, row.len + col.len + value.len)) < 0 ||
+	    (rc = buf_addb(&it->arena, row)) < 0 ||
+	    (rc = buf_addb(&it->arena, col)) < 0 ||
+	    (rc = buf_addb(&it->arena, value)) < 0)
 		return rc;
 	it->n++;
-	it->bytes += row.len + col.len + value.len;
-	return it->n == BATCH_CELLS || it->bytes >= BATCH_BYTES;
+	if (it->arena.len >= BATCH_BYTES)
+		return 1;
+	return it->n % BATCH_CHECK == 0 &&
+	    clock_mono_ms() - it->started >= BATCH_MS;
 }
 
 /* The next batch starts after the last cell of this one. */
@@ -120,12 +163,13 @@ static int
 move_cursor(perc_iter *it)
 {
 	const struct item *last = &it->items[it->n - 1];
+	perc_bytes row = item_row(it, last), col = item_col(it, last);
 	int rc;
 
 	it->resume = 1;
-	if ((rc = buf_set(&it->after_row, last->row.data, last->row.len)) < 0)
+	if ((rc = buf_set(&it->after_row, row.data, row.len)) < 0)
 		return rc;
-	return buf_set(&it->after_col, last->col.data, last->col.len);
+	return buf_set(&it->after_col, col.data, col.len);
 }
 
 /* Fill the batch from the store. */
@@ -150,6 +194,7 @@ fetch(perc_iter *it)
 	clear_items(it);
 	if ((rc = db_acquire(it->db, deadline)) < 0)
 		goto done;
+	it->started = clock_mono_ms();
 	for (;;) {
 		sc.resume = it->resume;
 		sc.after_row = buf_bytes(&it->after_row);
@@ -205,11 +250,12 @@ next_write(perc_iter *it)
 }
 
 static int
-write_vs_item(const struct write *w, const struct item *item)
+write_vs_item(const perc_iter *it, const struct write *w,
+    const struct item *item)
 {
-	int c = bytes_cmp(buf_bytes(&w->row), buf_bytes(&item->row));
+	int c = bytes_cmp(buf_bytes(&w->row), item_row(it, item));
 
-	return c ? c : bytes_cmp(buf_bytes(&w->col), buf_bytes(&item->col));
+	return c ? c : bytes_cmp(buf_bytes(&w->col), item_col(it, item));
 }
 
 int
@@ -233,13 +279,13 @@ perc_iter_next(perc_bytes *row, perc_bytes *col, perc_bytes *value,
 				continue;
 			return PERC_ITEROVER;
 		}
-		c = item == NULL ? -1 : w == NULL ? 1 : write_vs_item(w, item);
+		c = item == NULL ? -1 : w == NULL ? 1 : write_vs_item(it, w, item);
 		if (c >= 0)
 			it->pos++;      /* the store's cell is used or hidden */
 		if (c > 0) {
-			*row = buf_bytes(&item->row);
-			*col = buf_bytes(&item->col);
-			*value = buf_bytes(&item->value);
+			*row = item_row(it, item);
+			*col = item_col(it, item);
+			*value = item_value(it, item);
 			return 0;
 		}
 		it->wpos++;
@@ -255,15 +301,10 @@ perc_iter_next(perc_bytes *row, perc_bytes *col, perc_bytes *value,
 void
 perc_iter_free(perc_iter *it)
 {
-	size_t i;
-
 	if (it == NULL)
 		return;
-	for (i = 0; i < BATCH_CELLS; i++) {
-		perc_buf_dispose(&it->items[i].row);
-		perc_buf_dispose(&it->items[i].col);
-		perc_buf_dispose(&it->items[i].value);
-	}
+	free(it->items);
+	perc_buf_dispose(&it->arena);
 	perc_buf_dispose(&it->prefix);
 	perc_buf_dispose(&it->column);
 	perc_buf_dispose(&it->after_row);

@@ -200,6 +200,8 @@ struct store {
 	const struct store_ops *ops;
 	int read_only;          /* errno that forbids writes, or 0 */
 	int failed;             /* a write failed: release before going on */
+	int bulk;               /* the next holder will write a lot: a
+	                           hint to acquire (a large perc_load batch) */
 };
 
 int  store_leveldb_create(const char *dir);

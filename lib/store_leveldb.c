@@ -97,6 +97,8 @@ ldb_dispose(struct ldb_store *s)
 		leveldb_writeoptions_destroy(s->write_sync);
 		leveldb_writeoptions_destroy(s->write_nosync);
 	}
+	perc_buf_dispose(&s->lo);
+	perc_buf_dispose(&s->hi);
 	free(s->path);
 	free(s->lockpath);
 	free(s->cleanpath);
@@ -257,8 +259,12 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		s->base.read_only = 0;
 	s->clean = marker_matches(s);
 	s->wrote = s->base.failed = 0;
+	s->written = 0;
+	buf_reset(&s->lo);
+	buf_reset(&s->hi);
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
+	    (s->base.bulk ? STORE_BULK : 0) |
 	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
@@ -283,6 +289,111 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	return rc;
 }
 
+/*
+ * Does LevelDB owe compactions, by its own scoring: level 0 at 4
+ * files, level L >= 1 above 10^L MB?  Sizes come rounded to the MB,
+ * so a level is owed only when it is surely above: never wait for a
+ * compaction LevelDB would not do.  *l0: the files at level 0; *files
+ * and *mb: the table files and their MB in all.
+ */
+static int
+compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
+{
+	char *v, *line, *next;
+	double size, limit;
+	int level, n, owed = 0;
+
+	*l0 = *files = 0;
+	*mb = 0;
+	if ((v = leveldb_property_value(db, "leveldb.stats")) == NULL)
+		return 0;
+	for (line = v; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (sscanf(line, "%d %d %lf", &level, &n, &size) != 3)
+			continue;
+		*files += n;
+		*mb += size;
+		if (level == 0)
+			*l0 = n;
+		for (limit = 1; level > 0; level--)
+			limit *= 10;
+		owed |= limit == 1 ? n >= 4 : size > limit;
+	}
+	leveldb_free(v);
+	return owed;
+}
+
+/*
+ * Leave the store healthy after a session that wrote a lot.  LevelDB
+ * compacts only in the background of an open DB, and closing it waits
+ * for no more than the compaction under way (abandoning it half done),
+ * while every perc command is a short process: a bulk writer would
+ * leave hundreds of small level-0 tables and overfull levels behind,
+ * which each later open, get and scan pays for, and which short
+ * processes never get to compact.  So, as git gc --auto does, the
+ * process that made the debt pays it:
+ *
+ *  - after FLUSH_BYTES written (the write buffer of a small writer),
+ *    its memtable is made a table, so that the next open replays an
+ *    empty log, not megabytes of it (a large perc_load batch writes
+ *    with a write buffer of 8 MB: see store_open.cc);
+ *  - after RANGE_BYTES written, it compacts the range of keys it wrote
+ *    down to where nothing is below it: a bulk load's locks, put by
+ *    its prewrites and deleted by its commits, would otherwise stay
+ *    as dead keys in the upper levels, which every scan steps over;
+ *  - after SETTLE_BYTES written, it waits until LevelDB owes no
+ *    compaction (its background thread is at work on them meanwhile);
+ *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
+ *    files), which small writers alone seldom reach; at most SETTLE_MS
+ *    either way: past that, the close abandons the compaction under
+ *    way and the next writer goes on with the debt;
+ *  - any writer that finds more than FILES_SLACK table files plus
+ *    FILES_PER_MB a MB of them compacts the whole store.  LevelDB
+ *    never merges tables that do not overlap, and keys written in
+ *    order by small writers go straight to level 2 as tables of a few
+ *    KB each, without bound; this rewrites them as tables of 2 MB, at
+ *    a cost that grows with the store, paid once in many thousands of
+ *    such commands (as git gc --auto's).
+ *
+ * A command that wrote a few cells pays nothing: its writes go to the
+ * log, and level 0 grows by a table only every 64 KB of them, which
+ * LevelDB compacts in the background of later commands.  The durability
+ * design is untouched: a memtable switch syncs the old log
+ * (durable_env.cc), LevelDB syncs its tables and manifest, and
+ * store.clean then vouches for the new, empty log.  With simulated
+ * power cuts the background work is held, and nothing is waited for.
+ */
+#define FLUSH_BYTES  ((uint64_t)64 << 10)
+#define RANGE_BYTES  ((uint64_t)4 << 20)
+#define SETTLE_BYTES ((uint64_t)256 << 10)
+#define SETTLE_MS    10000
+#define FILES_SLACK  64
+#define FILES_PER_MB 2
+
+static void
+ldb_settle(struct ldb_store *s)
+{
+	int64_t deadline = clock_deadline(SETTLE_MS);
+	unsigned delay = 1000;
+	int l0, files, big = s->written >= SETTLE_BYTES;
+	double mb;
+
+	if (!s->wrote || s->base.failed || s->base.read_only ||
+	    failpoint_cuts_power())
+		return;
+	if (s->written >= RANGE_BYTES)
+		leveldb_compact_range(s->db, s->lo.data, s->lo.len, s->hi.data,
+		    s->hi.len);
+	else if (s->written >= FLUSH_BYTES)  /* a range with no key: */
+		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* memtable */
+	while (compaction_owed(s->db, &l0, &files, &mb) && (big || l0 >= 8) &&
+	    clock_backoff(&delay, 20000, deadline) == 0)
+		;
+	if (files > FILES_SLACK + FILES_PER_MB * mb)
+		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
+}
+
 /* Close LevelDB and let the next process in. */
 void
 ldb_release(struct store *base)
@@ -296,6 +407,7 @@ ldb_release(struct store *base)
 		s->grouped = 0;
 	}
 	if (s->db != NULL) {
+		ldb_settle(s);
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
@@ -326,6 +438,33 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 	return rc;
 }
 
+/* Widen the range of keys written in this session to take in key. */
+static void
+range_add(struct ldb_store *s, const char *k, size_t klen)
+{
+	perc_bytes key = bytes_of(k, klen);
+
+	/* Out of memory: a narrower range is only compacted less. */
+	if (s->lo.len == 0 || bytes_cmp(key, buf_bytes(&s->lo)) < 0)
+		(void)buf_set(&s->lo, k, klen);
+	if (bytes_cmp(key, buf_bytes(&s->hi)) > 0)
+		(void)buf_set(&s->hi, k, klen);
+}
+
+static void
+range_put(void *arg, const char *k, size_t klen, const char *v, size_t vlen)
+{
+	(void)v;
+	(void)vlen;
+	range_add(arg, k, klen);
+}
+
+static void
+range_del(void *arg, const char *k, size_t klen)
+{
+	range_add(arg, k, klen);
+}
+
 /*
  * Apply batch atomically: LevelDB's write batch is the single-row
  * atomicity Percolator assumes of its store.  With sync, the write is
@@ -337,8 +476,10 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 static int
 ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 {
+	size_t size = store_batch_size(batch);
 	char *err = NULL;
 
+	leveldb_writebatch_iterate(batch, s, range_put, range_del);
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
 	if (batch == s->group) {
@@ -350,6 +491,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 		return ldb_fail(s, err, "cannot write the store");
 	}
 	s->wrote = 1;
+	s->written += size;
 	return 0;
 }
 

@@ -24,6 +24,8 @@ struct ldb_store {
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* opened on a log it vouched for */
 	int                     wrote;    /* a write went in this session */
+	uint64_t                written;  /* bytes of batches it wrote */
+	perc_buf                lo, hi;   /* the keys it wrote lie within */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
@@ -39,10 +41,12 @@ struct ldb_store {
 #define STORE_REUSE_LOGS    2u
 #define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
 #define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
+#define STORE_BULK          16u /* a bulk writer's larger write buffer */
 leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
 void store_close_tuned(leveldb_t *db, void *env, int read_only);
 void store_cut_power(void *env);
+size_t store_batch_size(leveldb_writebatch_t *batch);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);
@@ -52,10 +56,25 @@ int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
 leveldb_iterator_t *ldb_iter(struct ldb_store *s);
 int  ldb_iter_error(leveldb_iterator_t *it);
 
+/*
+ * leveldb_mvcc.c: a walk over the keys of one cell, in their order
+ * (its lock, write records newest first, data newest first), on an
+ * iterator that it moves mostly forward; and what a snapshot sees of
+ * the cell, decided on such a walk for a read and a scan alike.
+ */
+struct cell_walk {
+	leveldb_iterator_t *it;
+	perc_bytes          row, col;   /* the cell, for messages */
+	perc_bytes          prefix;     /* codec_cell_prefix(row, col) */
+	perc_buf            key;        /* scratch for seeks */
+};
+int  ldb_visible(struct cell_walk *w, perc_bytes *value, perc_ts ts,
+                 const struct lock_rec *lock, const struct lock_fate *known);
+int  ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts);
+int  ldb_walk_past(struct cell_walk *w);
+void ldb_walk_dispose(struct cell_walk *w);
+
 /* leveldb_mvcc.c: the Percolator steps on one cell. */
-int  ldb_read_on(struct ldb_store *s, leveldb_iterator_t *it, perc_buf *out,
-                 perc_bytes row, perc_bytes col, perc_ts ts,
-                 struct lock_rec *blocker, const struct lock_fate *known);
 int  ldb_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
               perc_ts ts, struct lock_rec *blocker,
               const struct lock_fate *known);

@@ -28,6 +28,7 @@
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/options.h>
+#include <leveldb/write_batch.h>
 
 #include "durable_env.h"
 #include "readonly_env.h"
@@ -36,9 +37,12 @@ extern "C" {
 #include "store_leveldb.h"
 }
 
-/* The C API's handle, laid out exactly as leveldb's db/c.cc has it. */
+/* The C API's handles, laid out exactly as leveldb's db/c.cc has them. */
 struct leveldb_t {
 	leveldb::DB *rep;
+};
+struct leveldb_writebatch_t {
+	leveldb::WriteBatch rep;
 };
 
 namespace {
@@ -64,6 +68,15 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	options.paranoid_checks = true;
 	options.reuse_logs = (flags & STORE_REUSE_LOGS) != 0;
 	options.write_buffer_size = 64 << 10;
+	/*
+	 * A bulk writer's memtables become tables of a useful size, not
+	 * hundreds of small ones (keys loaded in order go straight to
+	 * level 2, where LevelDB never merges them): it makes its last
+	 * memtable a table before it closes (store_leveldb.c), so the next
+	 * open still replays an empty log.
+	 */
+	if (flags & STORE_BULK)
+		options.write_buffer_size = (size_t)8 << 20;
 	options.info_log = &silent;
 	/*
 	 * Read-only, nothing is appended, so the last log may always be
@@ -105,4 +118,11 @@ extern "C" void
 store_cut_power(void *env)
 {
 	durable_env_power_cut(static_cast<leveldb::Env *>(env));
+}
+
+/* The bytes batch adds to the log, about. */
+extern "C" size_t
+store_batch_size(leveldb_writebatch_t *batch)
+{
+	return batch->rep.ApproximateSize();
 }

@@ -264,3 +264,18 @@ load_input() {
 	[ "$met" -eq 1 ] || fail "no reader met the load's live locks in $took ms"
 	[ "$(perc scan | wc -l)" -eq "$n" ]
 }
+
+@test "loads in small batches or large leave few table files and an empty log" {
+	[ "$PERC_TEST_STORE" = leveldb ] || skip "LevelDB's table files"
+	awk 'BEGIN { for (i = 0; i < 20000; i++)
+	    printf "row%09d\tcol\tvalue %d, a value of some forty bytes\n", i, i }' \
+	    > "$BATS_TEST_TMPDIR/in"
+	perc load --batch 100 < "$BATS_TEST_TMPDIR/in" > /dev/null
+	[ "$(ls "$PERC_DIR/store" | grep -c '\.ldb$')" -le 70 ]
+	perc_fresh_dir big
+	perc load --batch 20000 < "$BATS_TEST_TMPDIR/in" > /dev/null
+	[ "$(ls "$PERC_DIR/store" | grep -c '\.ldb$')" -le 4 ]
+	[ "$(stat -c %s "$PERC_DIR"/store/*.log)" -eq 0 ]
+	perc scan > "$BATS_TEST_TMPDIR/out"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+}

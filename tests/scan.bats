@@ -109,6 +109,16 @@ setup() {
 	assert_output $'s\tc\tsmall'
 }
 
+@test "a scan holds the store only while it reads a batch, not while it prints" {
+	head -c 1500000 /dev/zero | tr '\0' x > "$BATS_TEST_TMPDIR/big"
+	for r in a b c d; do perc set "$r" c < "$BATS_TEST_TMPDIR/big"; done
+	perc scan | { dd bs=65536 count=1 status=none > /dev/null
+	    perc set z c written; cat > /dev/null; }
+	run -0 perc get z c
+	assert_output written
+	[ "$(perc scan | wc -l)" -eq 5 ]
+}
+
 @test "--prefix lists only the rows that begin with P, taken as bytes" {
 	for r in a ab abc abd b 'a\x' "$(printf 'ab\xff')" "$(printf 'ac')"; do
 		perc set "$r" c v
@@ -175,6 +185,22 @@ setup() {
 	assert_output $'a\tc\tre-put\nb\tc\t2\nd\tc\t1\ne\tc\t1'
 	run -0 perc scan --at "$t1" --prefix b --column c
 	assert_output $'b\tc\t1'
+}
+
+@test "scan and get --at find a version past many newer ones" {
+	perc set a c first-a
+	perc set z c first-z
+	for i in $(seq 30); do
+		perc set m c "v$i"
+		[ "$i" -ne 3 ] || t3=$(perc ts)
+	done
+	perc del z c
+	run -0 perc scan --at "$t3"
+	assert_output $'a\tc\tfirst-a\nm\tc\tv3\nz\tc\tfirst-z'
+	run -0 perc get --at "$t3" m c
+	assert_output v3
+	run -0 perc scan
+	assert_output $'a\tc\tfirst-a\nm\tc\tv30'
 }
 
 @test "scan -t includes the transaction's buffered writes and hides its deletes" {

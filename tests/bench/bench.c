@@ -9,6 +9,8 @@
  *   bench load DIR CELLS          fill DIR with CELLS cells, 1000 a txn,
  *                                 then let compaction finish
  *   bench open DIR N              median ms to open and close the store
+ *   bench settle DIR              compact DIR's store in full, as a
+ *                                 baseline for a store left as it was
  */
 #include <inttypes.h>
 #include <leveldb/c.h>
@@ -252,6 +254,8 @@ main(int argc, char **argv)
 		return load(argv[2], atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "open") == 0)
 		return open_time(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: bench lat|perc|raw|load|open ...\n");
+	if (argc == 3 && strcmp(argv[1], "settle") == 0)
+		return settle(argv[2]);
+	fprintf(stderr, "usage: bench lat|perc|raw|load|open|settle ...\n");
 	return 2;
 }

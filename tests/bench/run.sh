@@ -313,6 +313,42 @@ load_part() {
 }
 load_part
 
+echo "== the store after that load, against it compacted in full; scan against sqlite3"
+# Issue 11: after a 1M-cell import the store's open, get and scan cost
+# within 1.3x of the same cells freshly compacted (bench settle, on a
+# copy), with the table files bounded; perc scan within 4x of sqlite3's
+# SELECT * of the same rows (the table load_part imported).
+volume_part() {
+	local cells dir=$work/load copy=$work/load-compacted f o c g gc s sc sq
+	cells=$(n 1000000)
+	# secs CMD...: wall seconds of one run, output dropped
+	secs() {
+		local s e
+		s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f", e - s }'
+	}
+	rm -rf "$copy"; cp -a "$dir" "$copy"; "$bench" settle "$copy"
+	f=$(ls "$dir/store" | grep -c '\.ldb$' || true)
+	c=$(ls "$copy/store" | grep -c '\.ldb$' || true)
+	report "table files after the load" "$f" files "$c" "-"
+	o=$("$bench" open "$dir" "$(n 100)")
+	c=$("$bench" open "$copy" "$(n 100)")
+	report "store open after the load" "$o" ms "$c" "<= 1.3"
+	g=$("$bench" lat "$(n 200)" perc -d "$dir" get row000000500 col)
+	gc=$("$bench" lat "$(n 200)" perc -d "$copy" get row000000500 col)
+	report "get after the load" "$g" ms "$gc" "<= 1.3"
+	s=$(secs perc -d "$dir" scan)
+	sc=$(secs perc -d "$copy" scan)
+	report "perc scan of $cells cells after the load, s" "$s" s "$sc" "<= 1.3"
+	if command -v sqlite3 > /dev/null; then
+		sq=$(secs sqlite3 "$work/load.db" 'SELECT * FROM t')
+		report "sqlite3 SELECT * of $cells rows, s" "$sq" s "$sq" "-"
+		report "perc scan of $cells cells, s" "$s" s "$sq" "<= 4.0"
+	fi
+	rm -rf "$copy"
+}
+volume_part
+
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
 # raw cells and the store's bytes on disk before and after.
