@@ -60,4 +60,5 @@ int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
              int escaped);
 int  cmd_read_stdin(perc_buf *out);
 int  cmd_print_field(perc_bytes field);
+int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
 #endif

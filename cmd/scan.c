@@ -60,14 +60,8 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0) ||
 	    (rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)
 		goto done;
-	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
-		cmd_print_field(row);
-		putchar('\t');
-		cmd_print_field(col);
-		putchar('\t');
-		cmd_print_field(val);
-		putchar('\n');
-	}
+	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0)
+		cmd_print_cell(row, col, val);
 	if (rc == PERC_ITEROVER)
 		rc = 0;
 done:

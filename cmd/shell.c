@@ -230,12 +230,7 @@ run_scan(perc_db *db, perc_txn *txn, const struct request *r)
 	if ((rc = perc_iter_scan(&it, db, txn, &opts)) == 0) {
 		while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
 			fputs("cell ", stdout);
-			cmd_print_field(row);
-			putchar('\t');
-			cmd_print_field(col);
-			putchar('\t');
-			cmd_print_field(val);
-			putchar('\n');
+			cmd_print_cell(row, col, val);
 			n++;
 		}
 	}

@@ -129,6 +129,19 @@ cmd_print_field(perc_bytes field)
 	return rc;
 }
 
+/* One cell as scan prints it: ROW<TAB>COLUMN<TAB>VALUE, escaped. */
+int
+cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value)
+{
+	int rc;
+
+	if ((rc = cmd_print_field(row)) == 0 && putchar('\t') != EOF &&
+	    (rc = cmd_print_field(col)) == 0 && putchar('\t') != EOF &&
+	    (rc = cmd_print_field(value)) == 0)
+		putchar('\n');
+	return rc;
+}
+
 /* SECONDS: a non-negative decimal number, fractions allowed. */
 int
 cmd_parse_seconds(int64_t *out_ms, const char *arg)

@@ -287,6 +287,16 @@ gc_count_commit(perc_db *db)
 	close(fd);
 }
 
+/* The commits counted so far are this gc's to collect. */
+static void
+count_reset(const char *dir)
+{
+	char path[4096];
+
+	count_path(path, sizeof(path), dir);
+	(void)truncate(path, 0);
+}
+
 int
 perc_gc_due(perc_db *db)
 {
@@ -323,12 +333,8 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 		    "data directory this process may not write");
 	if ((rc = safe_point(&bound, db, retain_ms, dry_run)) < 0)
 		return rc;
-	if (!dry_run) {
-		char path[4096];
-
-		count_path(path, sizeof(path), db->dir);
-		(void)truncate(path, 0);    /* the commits counted are done */
-	}
+	if (!dry_run)
+		count_reset(db->dir);
 	memset(&gc, 0, sizeof(gc));
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;

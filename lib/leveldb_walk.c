@@ -46,8 +46,6 @@ ldb_scan(struct store *base, struct store_scan *sc)
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
 	sc->done = 0;
-	if (sc->ts < s->safe_point)
-		return gc_too_old(s->safe_point);
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto out;
 	w.it = ldb_iter(s);

@@ -367,16 +367,10 @@ rs_scan(struct store *base, struct store_scan *sc)
 	size_t n = 0, i;
 	int rc, end = 0;
 
-	perc_ts sp;
-
 	memset(cand, 0, sizeof(cand));
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
 	sc->done = 0;
-	/* The read script refuses too, but only cells it meets. */
-	if (!sc->resume && ((rc = rs_safe_point(base, &sp)) < 0 ||
-	    (sc->ts < sp && (rc = gc_too_old(sp)) < 0)))
-		return rc;
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto done;
 	if (sc->resume) {

@@ -125,6 +125,23 @@ item_value(const perc_iter *it, const struct item *item)
 	    item->vlen);
 }
 
+/*
+ * A snapshot gc has passed may miss versions it removed.  Each cell's
+ * read is refused below the safe point by the store; this refuses a
+ * batch that would meet no cell too, once a batch, as gc may run
+ * between two.
+ */
+static int
+below_safe_point(struct store *s, perc_ts ts)
+{
+	perc_ts sp;
+	int rc;
+
+	if ((rc = s->ops->safe_point(s, &sp)) == 0 && ts < sp)
+		rc = gc_too_old(sp);
+	return rc;
+}
+
 /* A visible cell the store gives: into the batch.  1: it is full. */
 static int
 add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
@@ -192,7 +209,8 @@ fetch(perc_iter *it)
 	sc.cell = add_item;
 	sc.arg = it;
 	clear_items(it);
-	if ((rc = db_acquire(it->db, deadline)) < 0)
+	if ((rc = db_acquire(it->db, deadline)) < 0 ||
+	    (rc = below_safe_point(it->db->store, it->ts)) < 0)
 		goto done;
 	it->started = clock_mono_ms();
 	for (;;) {
