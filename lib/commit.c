@@ -85,20 +85,27 @@ group_end(perc_txn *txn, struct group *g, int rc)
 	return rc < 0 ? rc : wrc;
 }
 
+static int keep_lease(int64_t *renewed, perc_txn *txn);
+
 /*
  * The LevelDB store is one process's at a time: a commit that has held
  * it for YIELD_MS lets the others in between two of its steps, its
  * group written out first.  Its locks stay: what the others do
  * meanwhile meets them as any live transaction's, and its heartbeat
- * (keep_lease) keeps them from looking expired.  Getting the store
- * back may wait for those others longer than a command would: the
- * commit is under way.
+ * keeps them from looking expired.  Before it lets go, the heartbeat
+ * is at most a sixth of the TTL old, and the store's upkeep (the
+ * settling of a release) may take a third more: the others find its
+ * primary's wall time well inside the TTL (none is needed once the
+ * primary is committed: renewed NULL).  Getting the store back may
+ * wait for those others longer than a command would: the commit is
+ * under way.
  */
 #define YIELD_MS      100
 #define YIELD_PAUSE_US 5000
 
 static int
-yield_store(perc_txn *txn, struct group *g, int64_t *since)
+yield_store(perc_txn *txn, struct group *g, int64_t *since,
+    int64_t *renewed)
 {
 	perc_db *db = txn->db;
 	struct store *s = db->store;
@@ -108,6 +115,10 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since)
 		return 0;
 	if (g->on && (rc = s->ops->group(s, 0)) < 0)
 		return rc;
+	if (renewed != NULL && (rc = keep_lease(renewed, txn)) < 0)
+		return rc;
+	if (s->ops->pause != NULL)
+		s->ops->pause(s, clock_deadline(db->ttl_ms / 3));
 	db_release(db);
 	/* A waiter polls every 2 ms at most (clock_flock): its turn. */
 	usleep(YIELD_PAUSE_US);
@@ -219,7 +230,7 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 		else if (rc == 0)
 			rc = group_flush(txn, &g, nth(ws, i));
 		if (rc == 0)
-			rc = yield_store(txn, &g, &held);
+			rc = yield_store(txn, &g, &held, NULL);
 	}
 	rc = group_end(txn, &g, rc);
 	if (rc < 0)
@@ -248,7 +259,7 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
 }
 
 /*
- * A commit that takes long beats its heart every third of its TTL, as
+ * A commit that takes long beats its heart every sixth of its TTL, as
  * the paper's long commits do: its primary lock's wall time becomes
  * now, so that readers it lets in (yield_store) do not take its locks
  * for expired, and where owners keep a lease (the Redis store), the
@@ -260,7 +271,7 @@ keep_lease(int64_t *renewed, perc_txn *txn)
 	struct store *s = txn->db->store;
 	int64_t now = clock_mono_ms();
 
-	if (now - *renewed < (int64_t)txn->db->ttl_ms / 3)
+	if (now - *renewed < (int64_t)txn->db->ttl_ms / 6)
 		return 0;
 	*renewed = now;
 	return s->ops->lease_keep(s, row_of(nth(&txn->writes, 0)),
@@ -303,7 +314,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 		if ((*done > 0 && (rc = group_flush(txn, &g,
 		    nth(ws, *done))) < 0) ||
 		    (rc = keep_lease(&renewed, txn)) < 0 ||
-		    (rc = yield_store(txn, &g, &held)) < 0)
+		    (rc = yield_store(txn, &g, &held, &renewed)) < 0)
 			break;
 	}
 	/* What is gathered is written: a rollback must see those locks. */

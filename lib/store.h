@@ -120,6 +120,14 @@ struct store_ops {
 	 */
 	int  (*acquire)(struct store *s, int64_t deadline_ms);
 	void (*release)(struct store *s);
+	/*
+	 * A long writer's pause (a big commit letting the others in): the
+	 * upkeep of the release that follows (LevelDB's settling) is done
+	 * now, waiting for LevelDB's compactions no later than deadline_ms,
+	 * so that the writer's locks do not age past their TTL meanwhile.
+	 * NULL: nothing to do.
+	 */
+	void (*pause)(struct store *s, int64_t deadline_ms);
 	int  (*held)(const struct store *s);
 	void (*power_cut)(struct store *s);     /* failpoint; NULL: none */
 

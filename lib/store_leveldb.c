@@ -258,7 +258,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
 		s->base.read_only = 0;
 	s->clean = marker_matches(s);
-	s->wrote = s->base.failed = 0;
+	s->wrote = s->base.failed = s->paused = 0;
 	s->written = 0;
 	buf_reset(&s->lo);
 	buf_reset(&s->hi);
@@ -372,9 +372,8 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 #define FILES_PER_MB 2
 
 static void
-ldb_settle(struct ldb_store *s)
+ldb_settle(struct ldb_store *s, int64_t deadline)
 {
-	int64_t deadline = clock_deadline(SETTLE_MS);
 	unsigned delay = 1000;
 	int l0, files, big = s->written >= SETTLE_BYTES;
 	double mb;
@@ -394,6 +393,18 @@ ldb_settle(struct ldb_store *s)
 		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
 }
 
+/* store_ops.pause: the settling of a release, done now and bounded. */
+void
+ldb_pause(struct store *base, int64_t deadline_ms)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	if (s->db == NULL)
+		return;
+	ldb_settle(s, deadline_ms);
+	s->paused = 1;
+}
+
 /* Close LevelDB and let the next process in. */
 void
 ldb_release(struct store *base)
@@ -407,7 +418,8 @@ ldb_release(struct store *base)
 		s->grouped = 0;
 	}
 	if (s->db != NULL) {
-		ldb_settle(s);
+		if (!s->paused)
+			ldb_settle(s, clock_deadline(SETTLE_MS));
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
@@ -615,6 +627,7 @@ static const struct store_ops ldb_ops = {
 	.dispose        = ldb_free,
 	.acquire        = ldb_acquire,
 	.release        = ldb_release,
+	.pause          = ldb_pause,
 	.held           = ldb_held,
 	.power_cut      = ldb_power_cut,
 	.ts_next        = ldb_ts_next,

@@ -26,6 +26,7 @@ struct ldb_store {
 	int                     wrote;    /* a write went in this session */
 	uint64_t                written;  /* bytes of batches it wrote */
 	perc_buf                lo, hi;   /* the keys it wrote lie within */
+	int                     paused;   /* ldb_pause: settled already */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
@@ -50,6 +51,7 @@ size_t store_batch_size(leveldb_writebatch_t *batch);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);
+void ldb_pause(struct store *base, int64_t deadline_ms);
 
 int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
 int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
