@@ -170,7 +170,9 @@ codec_key_dispose(struct key *k)
 
 /*
  * Lock record: version, op, start_ts, wall_ms, ttl_ms, pid, then host,
- * primary row and primary column, each with a 32-bit length.
+ * primary row and primary column, each with a 32-bit length, then, in
+ * a large transaction's, readers' mark, min_commit_ts (see push in
+ * store.h), 0 until a reader pushes.
  */
 #define LOCK_VERSION 1
 #define LOCK_FIXED   (1 + 1 + 8 + 8 + 4 + 4)
@@ -199,6 +201,11 @@ codec_lock_encode(perc_buf *out, const struct lock_rec *lock)
 		if ((rc = buf_add(out, len, 4)) < 0 ||
 		    (rc = buf_add(out, var[i]->data, var[i]->len)) < 0)
 			return rc;
+	}
+	/* A large transaction's locks end in the mark. */
+	if (lock->large) {
+		codec_put_u64(fixed, lock->min_commit_ts);
+		return buf_add(out, fixed, 8);
 	}
 	return 0;
 }
@@ -234,6 +241,10 @@ codec_lock_decode(struct lock_rec *out, const void *v, size_t len)
 			goto bad;
 		p += n;
 	}
+	out->large = end - p == 8;
+	out->min_commit_ts = out->large ? codec_get_u64(p) : 0;
+	if (out->large)
+		p += 8;
 	if (p != end)
 		goto bad;
 	return 0;

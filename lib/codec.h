@@ -62,6 +62,9 @@ struct lock_rec {
 	perc_buf   host;       /* ... on this host */
 	perc_buf   primary_row;
 	perc_buf   primary_col;
+	int        large;      /* a large transaction's: readers push it */
+	perc_ts    min_commit_ts; /* large: readers' mark on the primary,
+	                             which its commit point must pass */
 };
 
 struct write_rec {

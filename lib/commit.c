@@ -85,6 +85,14 @@ group_end(perc_txn *txn, struct group *g, int rc)
 	return rc < 0 ? rc : wrc;
 }
 
+/*
+ * A transaction this large may take longer than a reader would wait:
+ * its locks say so, and readers push it past their snapshots rather
+ * than wait for it (store_ops.push).  Smaller ones commit within one
+ * stretch of the store, and readers wait for them, as SPEC says.
+ */
+#define LARGE_TXN_CELLS 4096
+
 static int keep_lease(int64_t *renewed, perc_txn *txn);
 
 /*
@@ -93,12 +101,12 @@ static int keep_lease(int64_t *renewed, perc_txn *txn);
  * group written out first.  Its locks stay: what the others do
  * meanwhile meets them as any live transaction's, and its heartbeat
  * keeps them from looking expired.  Before it lets go, the heartbeat
- * is at most a sixth of the TTL old, and the store's upkeep (the
- * settling of a release) may take a third more: the others find its
- * primary's wall time well inside the TTL (none is needed once the
- * primary is committed: renewed NULL).  Getting the store back may
- * wait for those others longer than a command would: the commit is
- * under way.
+ * is at most a sixth of the TTL old, and the pause (the store's upkeep,
+ * then letting the waiting processes go first) may take a third more:
+ * the others find its primary's wall time well inside the TTL (none is
+ * needed once the primary is committed: renewed NULL).  Getting the
+ * store back may wait for those others longer than a command would:
+ * the commit is under way.
  */
 #define YIELD_MS      100
 #define YIELD_PAUSE_US 5000
@@ -299,6 +307,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	lock.wall_ms = (uint64_t)clock_wall_ms();
 	lock.ttl_ms = db->ttl_ms;
 	lock.pid = (uint32_t)getpid();
+	lock.large = ws->n >= LARGE_TXN_CELLS;
 	if ((rc = buf_set(&lock.host, db->host, strlen(db->host))) < 0 ||
 	    (rc = buf_addb(&lock.primary_row, row_of(nth(ws, 0)))) < 0 ||
 	    (rc = buf_addb(&lock.primary_col, col_of(nth(ws, 0)))) < 0)
@@ -326,6 +335,29 @@ done:
 	return rc;
 }
 
+/*
+ * Take the commit timestamp and commit the primary at it.  Readers may
+ * have pushed a large transaction above their snapshots meanwhile
+ * (PERC_EPUSHED): a timestamp taken after that is above every mark
+ * set before it, so the next try passes, unless readers push again.
+ */
+static int
+commit_point(perc_ts *commit_ts, perc_txn *txn)
+{
+	int rc, tries = 0;
+
+	do {
+		if ((rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
+			return error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+		rc = commit_primary(txn, *commit_ts);
+	} while (rc == PERC_EPUSHED && ++tries < 64);
+	if (rc == PERC_EPUSHED)
+		rc = error_set(PERC_ECONFLICT, "readers kept pushing "
+		    "transaction %s past its commit timestamps; retry with "
+		    "a new transaction", txn->journal.handle);
+	return rc;
+}
+
 /* After the token and the store are ours: the protocol itself. */
 static int
 commit_locked(perc_ts *out, perc_txn *txn)
@@ -344,10 +376,8 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	rc = prewrite_all(&commit_ts, &done, txn);
 	if (rc == PERC_ECOMMITTED)
 		goto secondaries;       /* an earlier run got that far */
-	if (rc == 0 && (rc = perc_ts_next(&commit_ts, db, 1)) < 0)
-		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
 	if (rc == 0)
-		rc = commit_primary(txn, commit_ts);
+		rc = commit_point(&commit_ts, txn);
 	if (rc == PERC_ECONFLICT || rc == PERC_ETOOOLD) {
 		/* Finished: take back what we locked, primary first. */
 		snprintf(why, sizeof(why), "%s", perc_errmsg());

@@ -496,6 +496,10 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	}
 	if (rc < 0)
 		goto done;
+	if ((flags & STORE_PRIMARY) && lock.min_commit_ts >= commit_ts) {
+		rc = PERC_EPUSHED;
+		goto done;
+	}
 	w.op = lock.op;
 	w.start_ts = start_ts;
 	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
@@ -593,35 +597,70 @@ done:
 	return rc;
 }
 
+/* Rewrite the lock on (row, col), which lock was read from. */
+static int
+lock_rewrite(struct ldb_store *s, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
+	leveldb_writebatch_t *b;
+	int rc;
+
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) == 0 && (rc = codec_lock_encode(&enc, lock)) == 0) {
+		b = leveldb_writebatch_create();
+		leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+		rc = ldb_write(s, b, 0);
+		leveldb_writebatch_destroy(b);
+	}
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+/*
+ * store_ops.push: the mark on the primary's lock.  Unsynced: a power
+ * cut that loses it takes the unsynced commit it would hold up too,
+ * since the commit point's synced write makes everything before it
+ * durable.
+ */
+int
+ldb_push(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, perc_ts ts)
+{
+	struct lock_rec lock;
+	int rc;
+
+	memset(&lock, 0, sizeof(lock));
+	rc = ldb_get_lock(base, &lock, row, col);
+	if (rc == 0 && lock.start_ts != start_ts)
+		rc = PERC_ENOTFOUND;
+	if (rc == 0 && lock.min_commit_ts < ts) {
+		lock.min_commit_ts = ts;
+		rc = lock_rewrite((struct ldb_store *)base, row, col, &lock);
+	}
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
 /* store_ops.lease_keep: the journal's token is the lease here; the
    primary lock's wall time is refreshed. */
 int
 ldb_lease_keep(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts, uint32_t ttl_ms)
 {
-	struct ldb_store *s = (struct ldb_store *)base;
-	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
-	leveldb_writebatch_t *b;
 	struct lock_rec lock;
 	int rc;
 
 	(void)ttl_ms;
 	memset(&lock, 0, sizeof(lock));
 	rc = ldb_get_lock(base, &lock, row, col);
-	if (rc == PERC_ENOTFOUND || (rc == 0 && lock.start_ts != start_ts)) {
-		codec_lock_dispose(&lock);
-		return 0;
-	}
-	lock.wall_ms = (uint64_t)clock_wall_ms();
-	if (rc == 0 && (rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) == 0 && (rc = codec_lock_encode(&enc, &lock)) == 0) {
-		b = leveldb_writebatch_create();
-		leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
-		rc = ldb_write(s, b, 0);
-		leveldb_writebatch_destroy(b);
+	if (rc == PERC_ENOTFOUND || (rc == 0 && lock.start_ts != start_ts))
+		rc = 0;
+	else if (rc == 0) {
+		lock.wall_ms = (uint64_t)clock_wall_ms();
+		rc = lock_rewrite((struct ldb_store *)base, row, col, &lock);
 	}
 	codec_lock_dispose(&lock);
-	perc_buf_dispose(&key);
-	perc_buf_dispose(&enc);
 	return rc;
 }

@@ -182,15 +182,39 @@ decide_without_writing(struct lock_fate *known, int *action, perc_db *db,
 }
 
 /*
- * A reader met lock on (row, col): clean it up if its owner is gone
- * (or, when the store cannot be written, learn its fate in *known), else
- * let go of the store so the owner can finish, and wait a while.
- * Returns 0 when the caller should look again, PERC_ETIMEOUT once the
- * deadline has passed.
+ * A live large transaction is pushed to commit above snapshot ts, and
+ * the reader reads past its locks, as if it had rolled back: 0, with
+ * its fate in *known; or 0 with *known alone when it is decided
+ * meanwhile (the caller looks again and finds out how).
+ */
+static int
+push_past(perc_db *db, const struct lock_rec *lock, perc_ts ts,
+    struct lock_fate *known)
+{
+	int rc;
+
+	rc = db->store->ops->push(db->store, buf_bytes(&lock->primary_row),
+	    buf_bytes(&lock->primary_col), lock->start_ts, ts);
+	if (rc == PERC_ENOTFOUND)
+		return 0;
+	if (rc == 0) {
+		known->start_ts = lock->start_ts;
+		known->commit_ts = 0;   /* not in snapshot ts, ever */
+	}
+	return rc;
+}
+
+/*
+ * A reader at snapshot ts met lock on (row, col): clean it up if its
+ * owner is gone (or, when the store cannot be written, learn its fate
+ * in *known); push it past ts if it is a large transaction's (see
+ * store_ops.push); else let go of the store so the owner can finish,
+ * and wait a while.  Returns 0 when the caller should look again,
+ * PERC_ETIMEOUT once the deadline has passed.
  */
 int
 lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
-    const struct lock_rec *lock, struct lock_fate *known,
+    const struct lock_rec *lock, perc_ts ts, struct lock_fate *known,
     unsigned *delay_us, int64_t deadline_ms)
 {
 	int rc, action;
@@ -202,6 +226,8 @@ lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
 	    db->store->failed)   /* the disk filled up: read past it */
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
+	else if (rc == 0 && action == RESOLVE_ALIVE && lock->large)
+		return push_past(db, lock, ts, known);
 	if (rc < 0 || action != RESOLVE_ALIVE)
 		return rc;
 	db->store->ops->release(db->store);

@@ -26,7 +26,8 @@ const char *lock_owner_state_name(int state);
 int  lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
                   const struct lock_rec *lock, unsigned flags);
 int  lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
-                        const struct lock_rec *lock, struct lock_fate *known,
-                        unsigned *delay_us, int64_t deadline_ms);
+                        const struct lock_rec *lock, perc_ts ts,
+                        struct lock_fate *known, unsigned *delay_us,
+                        int64_t deadline_ms);
 const char *action_name(int action);
 #endif

@@ -314,6 +314,8 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	if (code == 1)
 		rc = error_conflict(row, col, "this transaction was rolled back by "
 		    "another process");
+	else if (code == 2)
+		rc = PERC_EPUSHED;
 	else if (code != 0)
 		rc = rs_bad_reply(s, "committing a cell");
 done:
@@ -321,6 +323,43 @@ done:
 		freeReplyObject(r);
 	perc_buf_dispose(&prefix);
 	perc_buf_dispose(&nprefix);
+	return rc;
+}
+
+/*
+ * A reader's mark on a primary: see lib/redis/push.lua.  Acknowledged
+ * once a replica has it, as a prewrite is: a failover that lost it
+ * would let the transaction commit below a snapshot that read past it.
+ */
+int
+rs_push(struct store *base, perc_bytes primary_row, perc_bytes primary_col,
+    perc_ts start_ts, perc_ts ts)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	perc_buf prefix = PERC_BUF_INIT;
+	unsigned char start8[8], ts8[8];
+	redisReply *r = NULL;
+	perc_bytes args[3];
+	long long code;
+	int rc;
+
+	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, primary_row,
+	    primary_col)) < 0)
+		return rc;
+	codec_put_u64(start8, start_ts);
+	codec_put_u64(ts8, ts);
+	args[0] = buf_bytes(&prefix);
+	args[1] = bytes_of(start8, 8);
+	args[2] = bytes_of(ts8, 8);
+	rc = eval_replicated(&r, &code, s, RS_PUSH, primary_row, 0, 3, args,
+	    "a reader's mark on a lock");
+	if (rc == 0 && code == 1)
+		rc = PERC_ENOTFOUND;
+	else if (rc == 0 && code != 0)
+		rc = rs_bad_reply(s, "marking a lock");
+	if (r != NULL)
+		freeReplyObject(r);
+	perc_buf_dispose(&prefix);
 	return rc;
 }
 

@@ -17,5 +17,6 @@ extern const char redis_lua_put[];
 extern const char redis_lua_range[];
 extern const char redis_lua_raise[];
 extern const char redis_lua_keep[];
+extern const char redis_lua_push[];
 extern const char redis_lua_oracle[];
 #endif

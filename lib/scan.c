@@ -227,8 +227,8 @@ fetch(perc_iter *it)
 		if (rc != PERC_ELOCKED)
 			break;
 		if ((rc = lock_wait_or_clean(it->db, buf_bytes(&sc.brow),
-		    buf_bytes(&sc.bcol), &sc.blocker, &known, &delay,
-		    deadline)) < 0)
+		    buf_bytes(&sc.bcol), &sc.blocker, it->ts, &known,
+		    &delay, deadline)) < 0)
 			break;
 	}
 	it->store_done = sc.done;

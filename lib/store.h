@@ -24,6 +24,8 @@
 /* Internal results, never returned to a library user. */
 #define PERC_ELOCKED    (-50)   /* a lock is in the way: see *blocker */
 #define PERC_ECOMMITTED (-51)   /* this start_ts is already committed */
+#define PERC_EPUSHED    (-52)   /* commit: readers pushed the primary
+                                   above commit_ts; take a later one */
 
 /* A transaction whose fate a reader learned without writing it down. */
 struct lock_fate {
@@ -123,9 +125,9 @@ struct store_ops {
 	/*
 	 * A long writer's pause (a big commit letting the others in): the
 	 * upkeep of the release that follows (LevelDB's settling) is done
-	 * now, waiting for LevelDB's compactions no later than deadline_ms,
-	 * so that the writer's locks do not age past their TTL meanwhile.
-	 * NULL: nothing to do.
+	 * now, and the next acquire lets the processes that were waiting
+	 * go first, all of it by deadline_ms, so that the writer's locks
+	 * do not age past their TTL meanwhile.  NULL: nothing to do.
 	 */
 	void (*pause)(struct store *s, int64_t deadline_ms);
 	int  (*held)(const struct store *s);
@@ -151,6 +153,18 @@ struct store_ops {
 	int  (*lease_keep)(struct store *s, perc_bytes primary_row,
 	                   perc_bytes primary_col, perc_ts start_ts,
 	                   uint32_t ttl_ms);
+	/*
+	 * A reader at snapshot ts met a live lock of large transaction
+	 * start_ts, whose primary is (primary_row, primary_col): rather
+	 * than wait, it makes the transaction commit above ts, as TiDB's
+	 * readers of large transactions do, by raising the mark
+	 * (min_commit_ts) on the primary's lock, which the commit point
+	 * then respects (PERC_EPUSHED).  0: pushed, and the reader may read past the
+	 * transaction's locks; PERC_ENOTFOUND: the primary is no longer
+	 * locked by it (committed or rolled back: look again).
+	 */
+	int  (*push)(struct store *s, perc_bytes primary_row,
+	             perc_bytes primary_col, perc_ts start_ts, perc_ts ts);
 	/* Gather the writes of the steps that follow, on cells each
 	   different, into one batch of the store (on), or write what was
 	   gathered and stop (off); a synced write writes them first.  A

@@ -227,6 +227,60 @@ marker_write(const struct ldb_store *s)
 }
 
 /*
+ * A fair handoff.  flock keeps no queue: a long writer that lets go of
+ * the store for a moment (store_ops.pause) and takes it back at once
+ * could keep a waiter out for good on a busy machine, where the waiter
+ * may not even run in that moment.  So a process waiting for the store
+ * says so with a read lock on byte 1 of store.lock (an OFD lock, which
+ * flock does not see, and which goes with the process), held until it
+ * has the store; a writer coming back from a pause lets every such
+ * waiter go first, for at most HANDOFF_MS, and not past the end its
+ * pause was given.
+ */
+#define HANDOFF_MS 500
+
+static void
+want_store(int fd, int want)
+{
+	struct flock fl = { .l_type = want ? F_RDLCK : F_UNLCK,
+	    .l_whence = SEEK_SET, .l_start = 1, .l_len = 1 };
+
+	(void)fcntl(fd, F_OFD_SETLK, &fl);      /* failed: less fair, no more */
+}
+
+static int
+others_want_store(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = 1, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+static int
+lock_store(struct ldb_store *s, int64_t deadline_ms)
+{
+	int64_t handoff = clock_deadline(HANDOFF_MS);
+	unsigned delay = 500;
+	int rc, saved;
+
+	if (s->paused && s->pause_until < handoff)
+		handoff = s->pause_until;
+
+	while (s->paused && others_want_store(s->lockfd) &&
+	    clock_backoff(&delay, 2000, handoff) == 0)
+		;
+	if ((rc = flock(s->lockfd, LOCK_EX | LOCK_NB)) == 0)
+		return 0;
+	want_store(s->lockfd, 1);
+	rc = clock_flock(s->lockfd, LOCK_EX, deadline_ms);
+	saved = errno;
+	want_store(s->lockfd, 0);
+	errno = saved;
+	return rc;
+}
+
+/*
  * Take the store for this process: the flock on store.lock first, so
  * that a second process waits (LevelDB itself would fail at once), then
  * LevelDB.  Waits with backoff until deadline_ms: PERC_ETIMEOUT then.
@@ -246,7 +300,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
 		    "cannot open '%s': %s; is this a perc data directory?",
 		    s->lockpath, strerror(errno));
-	if (clock_flock(s->lockfd, LOCK_EX, deadline_ms) < 0) {
+	if (lock_store(s, deadline_ms) < 0) {
 		if (errno == ETIMEDOUT)
 			return error_set(PERC_ETIMEOUT, "the store stayed busy "
 			    "with other perc processes; try again, or raise "
@@ -346,8 +400,11 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  *    compaction (its background thread is at work on them meanwhile);
  *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
  *    files), which small writers alone seldom reach; at most SETTLE_MS
- *    either way: past that, the close abandons the compaction under
- *    way and the next writer goes on with the debt;
+ *    either way, since others may be waiting for the store (a
+ *    PERC_LOCK_TIMEOUT of 2 s must do beside a big commit): past
+ *    that, the close abandons the compaction under way, and the next
+ *    processes go on with the debt, LevelDB compacting it in their
+ *    background;
  *  - any writer that finds more than FILES_SLACK table files plus
  *    FILES_PER_MB a MB of them compacts the whole store.  LevelDB
  *    never merges tables that do not overlap, and keys written in
@@ -367,17 +424,28 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 #define FLUSH_BYTES  ((uint64_t)64 << 10)
 #define RANGE_BYTES  ((uint64_t)4 << 20)
 #define SETTLE_BYTES ((uint64_t)256 << 10)
-#define SETTLE_MS    10000
+#define SETTLE_MS    1000
 #define FILES_SLACK  64
 #define FILES_PER_MB 2
 
-static void
-ldb_settle(struct ldb_store *s, int64_t deadline)
+/* Wait until LevelDB owes no compaction (all), or only while level 0
+   is at its slowdown mark; 1 if the table files are too many. */
+static int
+settle_wait(struct ldb_store *s, int all, int64_t deadline)
 {
 	unsigned delay = 1000;
-	int l0, files, big = s->written >= SETTLE_BYTES;
+	int l0, files;
 	double mb;
 
+	while (compaction_owed(s->db, &l0, &files, &mb) && (all || l0 >= 8) &&
+	    clock_backoff(&delay, 20000, deadline) == 0)
+		;
+	return files > FILES_SLACK + FILES_PER_MB * mb;
+}
+
+static void
+ldb_settle(struct ldb_store *s)
+{
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
@@ -386,23 +454,43 @@ ldb_settle(struct ldb_store *s, int64_t deadline)
 		    s->hi.len);
 	else if (s->written >= FLUSH_BYTES)  /* a range with no key: */
 		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* memtable */
-	while (compaction_owed(s->db, &l0, &files, &mb) && (big || l0 >= 8) &&
-	    clock_backoff(&delay, 20000, deadline) == 0)
-		;
-	if (files > FILES_SLACK + FILES_PER_MB * mb)
+	if (settle_wait(s, s->written >= SETTLE_BYTES,
+	    clock_deadline(SETTLE_MS)))
 		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
 }
 
-/* store_ops.pause: the settling of a release, done now and bounded. */
+/*
+ * store_ops.pause: a lighter settling than a release's, bounded by
+ * deadline_ms, and the handoff to waiters (lock_store) by the same.  A
+ * big commit pauses every YIELD_MS: were each pause to make its
+ * memtable a table, level 0 would fill with small tables faster than
+ * LevelDB merges them, and LevelDB stops writes at 12 of them.  So the
+ * memtable becomes a table only once it holds PAUSE_FLUSH_BYTES, what
+ * the next process replays from the log meanwhile (some 30 ms at
+ * most); and the pause waits for owed compactions only while level 0
+ * is at the slowdown mark, as a small writer's release does.
+ */
+#define PAUSE_FLUSH_BYTES ((uint64_t)4 << 20)
+
 void
 ldb_pause(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
+	int64_t settle = clock_deadline(SETTLE_MS);
+	char *v;
 
 	if (s->db == NULL)
 		return;
-	ldb_settle(s, deadline_ms);
 	s->paused = 1;
+	s->pause_until = deadline_ms;
+	if (!s->wrote || s->base.failed || s->base.read_only ||
+	    failpoint_cuts_power())
+		return;
+	v = leveldb_property_value(s->db, "leveldb.approximate-memory-usage");
+	if (v != NULL && strtoull(v, NULL, 10) >= PAUSE_FLUSH_BYTES)
+		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
+	leveldb_free(v);
+	settle_wait(s, 0, deadline_ms < settle ? deadline_ms : settle);
 }
 
 /* Close LevelDB and let the next process in. */
@@ -419,7 +507,7 @@ ldb_release(struct store *base)
 	}
 	if (s->db != NULL) {
 		if (!s->paused)
-			ldb_settle(s, clock_deadline(SETTLE_MS));
+			ldb_settle(s);
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
@@ -634,6 +722,7 @@ static const struct store_ops ldb_ops = {
 	.ts_last        = ldb_ts_last,
 	.owner_alive    = ldb_owner_alive,
 	.lease_keep     = ldb_lease_keep,
+	.push           = ldb_push,
 	.group          = ldb_group,
 	.read           = ldb_read,
 	.get_lock       = ldb_get_lock,

@@ -27,6 +27,7 @@ struct ldb_store {
 	uint64_t                written;  /* bytes of batches it wrote */
 	perc_buf                lo, hi;   /* the keys it wrote lie within */
 	int                     paused;   /* ldb_pause: settled already */
+	int64_t                 pause_until; /* and the pause's deadline */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	void                   *env;      /* store_open_tuned's, while open */
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
@@ -93,6 +94,8 @@ int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts start_ts, unsigned flags);
 int  ldb_lease_keep(struct store *s, perc_bytes row, perc_bytes col,
                     perc_ts start_ts, uint32_t ttl_ms);
+int  ldb_push(struct store *s, perc_bytes row, perc_bytes col,
+              perc_ts start_ts, perc_ts ts);
 
 /* leveldb_gc.c: gc's safe point and pass. */
 int  ldb_load_safe_point(struct ldb_store *s);

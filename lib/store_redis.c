@@ -296,6 +296,7 @@ static const struct store_ops redis_ops = {
 	.prewrite       = rs_prewrite,
 	.commit         = rs_commit,
 	.rollback       = rs_rollback,
+	.push           = rs_push,
 	.safe_point     = rs_safe_point,
 	.safe_point_raise = rs_safe_point_raise,
 	.gc             = rs_gc,
@@ -356,7 +357,7 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	const char *body[RS_NSCRIPTS] = { redis_lua_read,
 		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
 		redis_lua_rollback, redis_lua_put, redis_lua_range,
-		redis_lua_raise, redis_lua_keep };
+		redis_lua_raise, redis_lua_keep, redis_lua_push };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
 	rc_addr *addrs;

@@ -39,7 +39,7 @@
 
 enum rs_script {
 	RS_READ, RS_FIND_COMMIT, RS_PREWRITE, RS_COMMIT, RS_ROLLBACK,
-	RS_PUT, RS_RANGE, RS_RAISE, RS_KEEP, RS_NSCRIPTS
+	RS_PUT, RS_RANGE, RS_RAISE, RS_KEEP, RS_PUSH, RS_NSCRIPTS
 };
 
 struct redis_store {
@@ -110,6 +110,8 @@ int rs_commit(struct store *s, perc_bytes row, perc_bytes col,
               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, unsigned flags);
+int rs_push(struct store *s, perc_bytes primary_row, perc_bytes primary_col,
+            perc_ts start_ts, perc_ts ts);
 
 /* redis_gc.c: gc's safe point and pass. */
 int rs_safe_point(struct store *s, perc_ts *out);

@@ -141,8 +141,8 @@ db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 		return rc;
 	while ((rc = db->store->ops->read(db->store, out, row, col, ts,
 	    &blocker, &known)) == PERC_ELOCKED) {
-		if ((rc = lock_wait_or_clean(db, row, col, &blocker, &known,
-		    &delay, deadline)) < 0)
+		if ((rc = lock_wait_or_clean(db, row, col, &blocker, ts,
+		    &known, &delay, deadline)) < 0)
 			break;
 	}
 	codec_lock_dispose(&blocker);

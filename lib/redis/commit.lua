@@ -6,7 +6,8 @@
 -- here: then the notifications of the cell that its snapshot start8
 -- saw are cleared, with its failure record, as notify_clear does).
 -- KEYS[4], on the primary: the lease, dropped with the lock.
--- Returns {0} (committed, now or before) or {1} (rolled back).
+-- Returns {0} (committed, now or before), {1} (rolled back) or {2} (on
+-- the primary, readers' mark is at or above commit8: nothing changed).
 local P, start8, commit8, NP = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 local lock = redis.call('HGET', KEYS[2], lock_key(P))
@@ -16,6 +17,12 @@ if not lock or lock_start(lock) ~= start8 then
 		return {0}
 	end
 	return {1}
+end
+if KEYS[4] then
+	local _, mark = lock_mark(lock)
+	if mark and le8(commit8, mark) then
+		return {2}
+	end
 end
 
 -- Did the write behind a notification at ts8 land in snapshot start8?

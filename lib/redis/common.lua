@@ -53,6 +53,21 @@ local function lock_op(rec)
 	return string.sub(rec, 2, 2)
 end
 
+-- A lock record split at the end of its host and primary cell: the
+-- record without readers' mark, and the mark (8 bytes; a large
+-- transaction's lock has one) or nil.
+local function lock_mark(rec)
+	local at = 27                   -- past the fixed part (LOCK_FIXED)
+	for _ = 1, 3 do
+		local a, b, c, d = string.byte(rec, at, at + 3)
+		at = at + 4 + ((a * 256 + b) * 256 + c) * 256 + d
+	end
+	if at > #rec then
+		return rec, nil
+	end
+	return string.sub(rec, 1, at - 1), string.sub(rec, at, at + 7)
+end
+
 -- Call f(key, record) for the write records of cell P at commit
 -- timestamps from ~lo8 down to ~hi8 (lo8 and hi8 are the inverted
 -- tails of the keys, so newest first), until f returns non-nil.

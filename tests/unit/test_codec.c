@@ -135,6 +135,18 @@ test_records(const char *tmp)
 	CHECK(m.wall_ms == 123456789 && m.ttl_ms == 30000);
 	CHECK(bytes_eq(buf_bytes(&m.primary_row), bytes_of("r\0w", 3)));
 	CHECK(m.primary_col.len == 0 && m.host.len == 4);
+	CHECK(!m.large && m.min_commit_ts == 0);
+	CHECK(codec_lock_decode(&m, enc.data, enc.len - 1) == PERC_EIO);
+	/* A large transaction's lock carries readers' mark, 0 at first. */
+	l.large = 1;
+	CHECK(codec_lock_encode(&enc, &l) == 0);
+	CHECK(codec_lock_decode(&m, enc.data, enc.len) == 0);
+	CHECK(m.large && m.min_commit_ts == 0 && m.start_ts == 9);
+	l.min_commit_ts = 77;
+	CHECK(codec_lock_encode(&enc, &l) == 0);
+	CHECK(codec_lock_decode(&m, enc.data, enc.len) == 0);
+	CHECK(m.large && m.min_commit_ts == 77);
+	CHECK(bytes_eq(buf_bytes(&m.primary_row), bytes_of("r\0w", 3)));
 	CHECK(codec_lock_decode(&m, enc.data, enc.len - 1) == PERC_EIO);
 	enc.data[0] = 9;
 	CHECK(codec_lock_decode(&m, enc.data, enc.len) == PERC_EIO);

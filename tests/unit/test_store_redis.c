@@ -865,6 +865,92 @@ test_rs_leases(const char *dir)
 	s->ops->dispose(s);
 }
 
+/* Prewrite "v" in (row, c) for large transaction start, primary p. */
+static int
+prewrite_large(struct store *s, const char *row, perc_ts start,
+    unsigned flags)
+{
+	struct write w;
+	struct lock_rec l, b;
+	perc_ts at = 0;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	buf_set(&w.row, row, strlen(row));
+	buf_set(&w.col, "c", 1);
+	buf_set(&w.value, "v", 1);
+	w.op = OP_PUT;
+	mklock(&l, OP_PUT, start, "p", "c");
+	l.large = 1;
+	rc = s->ops->prewrite(s, &at, &w, &l, flags, &b);
+	codec_lock_dispose(&l);
+	codec_lock_dispose(&b);
+	perc_buf_dispose(&w.row);
+	perc_buf_dispose(&w.col);
+	perc_buf_dispose(&w.value);
+	return rc;
+}
+
+/*
+ * Readers push a large transaction above their snapshots: the mark on
+ * its primary, which only rises, which a heartbeat keeps, and which
+ * its commit point will not pass under.
+ */
+static void
+test_rs_push(const char *dir)
+{
+	struct lock_fate known;
+	struct lock_rec l, b;
+	struct store *s;
+	perc_buf out = PERC_BUF_INIT;
+	perc_ts t, r1, r2, at;
+	const char *url = live_url();
+
+	(void)dir;
+	if (url == NULL || (s = fresh(url)) == NULL)
+		return;
+	put(s, "x", "c", "old");
+	t = ts(s);
+	CHECK(prewrite_large(s, "p", t, STORE_PRIMARY) == 0);
+	CHECK(prewrite_large(s, "x", t, 0) == 0);
+	at = ts(s);                     /* a commit timestamp taken ... */
+	r1 = ts(s);                     /* ... before a reader's snapshot */
+	r2 = ts(s);
+	memset(&l, 0, sizeof(l));
+	memset(&b, 0, sizeof(b));
+	CHECK(s->ops->read(s, &out, str("x"), str("c"), r2, &b, NULL) ==
+	    PERC_ELOCKED && b.large && b.start_ts == t);
+	CHECK(s->ops->push(s, str("p"), str("c"), t, r2) == 0);
+	CHECK(s->ops->push(s, str("p"), str("c"), t, r1) == 0);
+	CHECK(s->ops->lease_keep(s, str("p"), str("c"), t, 5000) == 0);
+	CHECK(s->ops->get_lock(s, &l, str("p"), str("c")) == 0);
+	CHECK(l.large && l.min_commit_ts == r2 && l.start_ts == t);
+	/* The reader reads past it: the old value. */
+	known.start_ts = t;
+	known.commit_ts = 0;
+	CHECK(s->ops->read(s, &out, str("x"), str("c"), r2, &b, &known) == 0);
+	CHECK(bytes_eq(buf_bytes(&out), str("old")));
+	/* The commit point refuses at or below the mark, changing nothing. */
+	CHECK(commit(s, "p", "c", t, at, STORE_SYNC | STORE_PRIMARY) ==
+	    PERC_EPUSHED);
+	CHECK(commit(s, "p", "c", t, r2, STORE_SYNC | STORE_PRIMARY) ==
+	    PERC_EPUSHED);
+	CHECK(s->ops->get_lock(s, &l, str("p"), str("c")) == 0);
+	at = ts(s);
+	CHECK(commit(s, "p", "c", t, at, STORE_SYNC | STORE_PRIMARY) == 0);
+	CHECK(commit(s, "x", "c", t, at, 0) == 0);
+	CHECK(at > r2 && reads(s, "x", "c", r2, "old") &&
+	    reads(s, "x", "c", at, "v"));
+	/* Decided: nothing to push. */
+	CHECK(s->ops->push(s, str("p"), str("c"), t, ts(s)) ==
+	    PERC_ENOTFOUND);
+	codec_lock_dispose(&l);
+	codec_lock_dispose(&b);
+	perc_buf_dispose(&out);
+	s->ops->dispose(s);
+}
+
 /*
  * A cell with hundreds of versions, and many rows in its bucket: the
  * scripts' walks of write records and the scan's pages go past one.
@@ -1055,6 +1141,7 @@ const struct unit_test store_redis_tests[] = {
 	  test_rs_raw_locks_notify },
 	{ "redis store: oracle strictly increasing", test_rs_oracle },
 	{ "redis store: leases", test_rs_leases },
+	{ "redis store: readers push large transactions", test_rs_push },
 	{ "redis store: tables never see each other", test_rs_tables_apart },
 	{ "redis store: deep histories and crowded buckets", test_rs_deep },
 	{ "redis store: a damaged cell is an I/O error", test_rs_damaged },
