@@ -350,6 +350,41 @@ volume_part() {
 }
 volume_part
 
+# Issue 11: beside a commit of 400,000 cells (one perc load), separate
+# perc gets of one of its rows and of another, one after another: the
+# longest any of them took, against a get of the idle store.  A large
+# transaction's readers read past it; the others wait only for the
+# store, which the commit hands over every 100 ms.
+big_commit_part() {
+	local d=$work/bigc cells pid a b ms longest=0 slow=0 gets=0 idle
+	cells=$(n 400000)
+	fresh "$d"
+	perc -d "$d" set other c v
+	perc -d "$d" set big000000001 c old
+	idle=$("$bench" lat "$(n 200)" perc -d "$d" get other c)
+	awk -v n="$cells" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "big%09d\tc\tnew\n", i }' > "$work/bigc.tsv"
+	perc -d "$d" load < "$work/bigc.tsv" > /dev/null &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		for row in big000000001 other; do
+			a=$(date +%s%N)
+			PERC_LOCK_TIMEOUT=60 perc -d "$d" get "$row" c > /dev/null
+			b=$(date +%s%N)
+			ms=$(((b - a) / 1000000))
+			gets=$((gets + 1))
+			[ "$ms" -le "$longest" ] || longest=$ms
+			[ "$ms" -le 1000 ] || slow=$((slow + 1))
+		done
+	done
+	wait "$pid"
+	report "longest of $gets gets beside a $cells-cell commit" \
+	    "$longest" ms "$idle" "-"
+	echo "(gets that took more than 1 s: $slow)"
+}
+echo "== readers beside a large commit"
+big_commit_part
+
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
 # raw cells and the store's bytes on disk before and after.
