@@ -9,11 +9,16 @@
  * with N the exit status the command would have had.  scan alone
  * answers in many lines: "cell ROW<TAB>COLUMN<TAB>VALUE" for each cell,
  * streamed as it is read, then "ok COUNT" (or an err line).  The store
- * is open only while a request runs, never while the shell waits.
+ * stays open from one request to the next while requests keep coming,
+ * and is handed to any other process that waits for it in between
+ * (perc_db_keep); an idle shell lets it go.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -341,6 +346,71 @@ run(perc_db *db, const struct request *r)
 	return rc;
 }
 
+/*
+ * Standard input, read with read(2) rather than stdio, so that the
+ * shell knows when nothing is buffered: then it may be idle.
+ */
+struct input {
+	char   *buf;
+	size_t  off, len, cap;  /* unread bytes: buf[off, len) */
+};
+
+/*
+ * The next request line, without its newline, in *line (valid until
+ * the next call); its length, or -1 at the end of input.  A script
+ * that runs a job sends its next request within moments of reading an
+ * answer; one that sends none for IDLE_MS is idle, and the store is
+ * let go before the shell waits on.
+ */
+#define IDLE_MS 2
+
+static ssize_t
+next_request(char **line, struct input *in, perc_db *db)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char *nl, *grown;
+	size_t scanned = 0, n;
+	ssize_t got;
+
+	for (;;) {
+		nl = memchr(in->buf + in->off + scanned, '\n',
+		    in->len - in->off - scanned);
+		if (nl != NULL) {
+			*nl = '\0';
+			*line = in->buf + in->off;
+			n = (size_t)(nl - *line);
+			in->off += n + 1;
+			return (ssize_t)n;
+		}
+		scanned = in->len - in->off;
+		memmove(in->buf, in->buf + in->off, scanned);
+		in->len = scanned;
+		in->off = 0;
+		if (in->cap - in->len < 4096) {
+			if ((grown = realloc(in->buf, in->cap * 2 + 65536)) ==
+			    NULL)
+				return -1;
+			in->buf = grown;
+			in->cap = in->cap * 2 + 65536;
+		}
+		if (scanned == 0 && poll(&pfd, 1, IDLE_MS) == 0)
+			perc_db_release(db);
+		got = read(STDIN_FILENO, in->buf + in->len,
+		    in->cap - in->len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {         /* a last line without its newline */
+			if (scanned == 0)
+				return -1;
+			in->buf[in->len] = '\0';
+			*line = in->buf;
+			in->off = in->len;
+			return (ssize_t)scanned;
+		}
+		in->len += (size_t)got;
+	}
+}
+
 int
 cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 {
@@ -349,8 +419,9 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct request r;
-	char *line = NULL;
-	size_t cap = 0, i;
+	struct input in = { NULL, 0, 0, 0 };
+	char *line;
+	size_t i;
 	ssize_t len;
 	int ch, rc;
 
@@ -371,18 +442,19 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 	if ((rc = cmd_open_db(ctx)) < 0)
 		return cmd_fail(rc);
 	memset(&r, 0, sizeof(r));
-	while ((len = getline(&line, &cap, stdin)) > 0) {
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
+	while ((len = next_request(&line, &in, ctx->db)) >= 0) {
 		if (len == 0)
 			continue;
+		/* Busy: the store stays open from request to request. */
+		perc_db_keep(ctx->db);
 		if ((rc = parse(&r, line)) < 0 || (rc = run(ctx->db, &r)) < 0)
 			answer_rc(rc);
 		if (perc_gc_due(ctx->db))
 			cmd_gc_auto(ctx);
 	}
+	perc_db_release(ctx->db);
 	for (i = 0; i < MAX_WORDS; i++)
 		perc_buf_dispose(&r.words[i]);
-	free(line);
+	free(in.buf);
 	return 0;
 }

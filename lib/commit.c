@@ -119,15 +119,14 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since,
 	struct store *s = db->store;
 	int rc;
 
-	if (db->held || clock_mono_ms() - *since < YIELD_MS)
-		return 0;
+	if (s->ops->pause == NULL || clock_mono_ms() - *since < YIELD_MS)
+		return 0;       /* (a store no one waits for has no pause) */
 	if (g->on && (rc = s->ops->group(s, 0)) < 0)
 		return rc;
 	if (renewed != NULL && (rc = keep_lease(renewed, txn)) < 0)
 		return rc;
-	if (s->ops->pause != NULL)
-		s->ops->pause(s, clock_deadline(db->ttl_ms / 3));
-	db_release(db);
+	s->ops->pause(s, clock_deadline(db->ttl_ms / 3));
+	s->ops->release(s);     /* held or not: a pause */
 	/* A waiter polls every 2 ms at most (clock_flock): its turn. */
 	usleep(YIELD_PAUSE_US);
 	if (db_acquire(db, clock_deadline(10 * db->timeout_ms)) < 0)

@@ -478,13 +478,24 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 
 /*
  * The end of a call's use of the store: let it go unless held, or after
- * a failed write, which the next open must recover from.
+ * a failed write, which the next open must recover from.  A held store
+ * goes, for a moment, to any other process that waits for it: the
+ * store's pause makes our next acquire let the waiting ones go first.
  */
 void
 db_release(perc_db *db)
 {
-	if (!db->held || db->store->failed)
-		db->store->ops->release(db->store);
+	struct store *s = db->store;
+
+	if (!db->held || s->failed) {
+		s->ops->release(s);
+		return;
+	}
+	if (s->ops->waited_for != NULL && s->ops->held(s) &&
+	    s->ops->waited_for(s)) {
+		s->ops->pause(s, clock_deadline(db->timeout_ms));
+		s->ops->release(s);
+	}
 }
 
 int
@@ -498,11 +509,18 @@ perc_db_hold(perc_db *db)
 }
 
 void
+perc_db_keep(perc_db *db)
+{
+	db->held = 1;
+}
+
+void
 perc_db_release(perc_db *db)
 {
 	db->held = 0;
 	db->store->ops->release(db->store);
 }
+
 
 int
 perc_ts_next(perc_ts *out, perc_db *db, size_t n)

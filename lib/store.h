@@ -130,6 +130,9 @@ struct store_ops {
 	 * do not age past their TTL meanwhile.  NULL: nothing to do.
 	 */
 	void (*pause)(struct store *s, int64_t deadline_ms);
+	/* Is another process waiting for the store this one holds?  NULL:
+	   no one ever waits (the Redis store). */
+	int  (*waited_for)(struct store *s);
 	int  (*held)(const struct store *s);
 	void (*power_cut)(struct store *s);     /* failpoint; NULL: none */
 

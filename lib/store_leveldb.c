@@ -257,6 +257,15 @@ others_want_store(int fd)
 	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 }
 
+/* store_ops.waited_for */
+static int
+ldb_waited_for(struct store *base)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	return s->db != NULL && others_want_store(s->lockfd);
+}
+
 static int
 lock_store(struct ldb_store *s, int64_t deadline_ms)
 {
@@ -716,6 +725,7 @@ static const struct store_ops ldb_ops = {
 	.acquire        = ldb_acquire,
 	.release        = ldb_release,
 	.pause          = ldb_pause,
+	.waited_for     = ldb_waited_for,
 	.held           = ldb_held,
 	.power_cut      = ldb_power_cut,
 	.ts_next        = ldb_ts_next,

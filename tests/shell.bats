@@ -266,3 +266,22 @@ unescape() {
 	run -0 perc get acct:ann balance
 	assert_output 505
 }
+
+@test "a busy shell keeps the store, and hands it to a command that waits for it" {
+	# A shell that always has the next request: it holds the store
+	# from one to the next, and lets go only for those who wait.
+	( while :; do echo "set k c v"; done ) 2> /dev/null |
+	    perc shell > /dev/null 2>&1 &
+	BG_PIDS+=("$!")
+	poll 100 perc get k c > /dev/null
+	for i in $(seq 20); do
+		PERC_LOCK_TIMEOUT=2 run perc get other c
+		[ "$status" -eq 1 ] || [ "$status" -eq 0 ] ||
+		    fail "a get beside the busy shell exited $status: $output"
+		PERC_LOCK_TIMEOUT=2 run perc set other c "$i"
+		[ "$status" -eq 0 ] ||
+		    fail "a set beside the busy shell exited $status: $output"
+	done
+	run -0 perc get other c
+	assert_output 20
+}

@@ -385,6 +385,31 @@ big_commit_part() {
 echo "== readers beside a large commit"
 big_commit_part
 
+# Issue 12: a shell that always has its next request keeps the store
+# from one to the next; separate gets beside it wait for the handoff.
+busy_shell_part() {
+	local d=$work/busy i a b ms longest=0 idle feeder
+	fresh "$d"
+	perc -d "$d" set other c v
+	idle=$("$bench" lat "$(n 200)" perc -d "$d" get other c)
+	( while :; do echo "set k c v"; done ) 2> /dev/null |
+	    perc -d "$d" shell > /dev/null &
+	feeder=$!
+	until perc -d "$d" get k c > /dev/null 2>&1; do sleep 0.05; done
+	for ((i = 0; i < $(n 200); i++)); do
+		a=$(date +%s%N)
+		PERC_LOCK_TIMEOUT=60 perc -d "$d" get other c > /dev/null
+		b=$(date +%s%N)
+		ms=$(((b - a) / 1000000))
+		[ "$ms" -le "$longest" ] || longest=$ms
+	done
+	kill "$feeder"; wait "$feeder" 2> /dev/null || true
+	report "longest of $(n 200) gets beside a busy shell" "$longest" ms \
+	    "$idle" "-"
+}
+echo "== readers beside a busy perc shell"
+busy_shell_part
+
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
 # raw cells and the store's bytes on disk before and after.
