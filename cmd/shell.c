@@ -373,8 +373,8 @@ next_request(char **line, struct input *in, perc_db *db)
 	ssize_t got;
 
 	for (;;) {
-		nl = memchr(in->buf + in->off + scanned, '\n',
-		    in->len - in->off - scanned);
+		nl = in->len > in->off + scanned ? memchr(in->buf + in->off +
+		    scanned, '\n', in->len - in->off - scanned) : NULL;
 		if (nl != NULL) {
 			*nl = '\0';
 			*line = in->buf + in->off;
@@ -383,7 +383,8 @@ next_request(char **line, struct input *in, perc_db *db)
 			return (ssize_t)n;
 		}
 		scanned = in->len - in->off;
-		memmove(in->buf, in->buf + in->off, scanned);
+		if (in->off > 0)
+			memmove(in->buf, in->buf + in->off, scanned);
 		in->len = scanned;
 		in->off = 0;
 		if (in->cap - in->len < 4096) {

@@ -521,7 +521,6 @@ perc_db_release(perc_db *db)
 	db->store->ops->release(db->store);
 }
 
-
 int
 perc_ts_next(perc_ts *out, perc_db *db, size_t n)
 {
