@@ -744,10 +744,11 @@ test_rs_oracle(const char *dir)
 	s2->ops->dispose(s2);
 }
 
-/* Prewrite "v" in (row, c) for start, whose primary is (prow, c). */
+/* Prewrite "v" in (row, c) for start, whose primary is (prow, c), as
+   a large transaction's lock when large is set. */
 static int
-prewrite_of(struct store *s, const char *row, perc_ts start,
-    const char *prow, unsigned flags)
+prewrite_lock(struct store *s, const char *row, perc_ts start,
+    const char *prow, unsigned flags, int large)
 {
 	struct write w;
 	struct lock_rec l, b;
@@ -761,6 +762,7 @@ prewrite_of(struct store *s, const char *row, perc_ts start,
 	buf_set(&w.value, "v", 1);
 	w.op = OP_PUT;
 	mklock(&l, OP_PUT, start, prow, "c");
+	l.large = large;
 	rc = s->ops->prewrite(s, &at, &w, &l, flags, &b);
 	codec_lock_dispose(&l);
 	codec_lock_dispose(&b);
@@ -768,6 +770,13 @@ prewrite_of(struct store *s, const char *row, perc_ts start,
 	perc_buf_dispose(&w.col);
 	perc_buf_dispose(&w.value);
 	return rc;
+}
+
+static int
+prewrite_of(struct store *s, const char *row, perc_ts start,
+    const char *prow, unsigned flags)
+{
+	return prewrite_lock(s, row, start, prow, flags, 0);
 }
 
 /*
@@ -865,33 +874,6 @@ test_rs_leases(const char *dir)
 	s->ops->dispose(s);
 }
 
-/* Prewrite "v" in (row, c) for large transaction start, primary p. */
-static int
-prewrite_large(struct store *s, const char *row, perc_ts start,
-    unsigned flags)
-{
-	struct write w;
-	struct lock_rec l, b;
-	perc_ts at = 0;
-	int rc;
-
-	memset(&w, 0, sizeof(w));
-	memset(&b, 0, sizeof(b));
-	buf_set(&w.row, row, strlen(row));
-	buf_set(&w.col, "c", 1);
-	buf_set(&w.value, "v", 1);
-	w.op = OP_PUT;
-	mklock(&l, OP_PUT, start, "p", "c");
-	l.large = 1;
-	rc = s->ops->prewrite(s, &at, &w, &l, flags, &b);
-	codec_lock_dispose(&l);
-	codec_lock_dispose(&b);
-	perc_buf_dispose(&w.row);
-	perc_buf_dispose(&w.col);
-	perc_buf_dispose(&w.value);
-	return rc;
-}
-
 /*
  * Readers push a large transaction above their snapshots: the mark on
  * its primary, which only rises, which a heartbeat keeps, and which
@@ -912,8 +894,8 @@ test_rs_push(const char *dir)
 		return;
 	put(s, "x", "c", "old");
 	t = ts(s);
-	CHECK(prewrite_large(s, "p", t, STORE_PRIMARY) == 0);
-	CHECK(prewrite_large(s, "x", t, 0) == 0);
+	CHECK(prewrite_lock(s, "p", t, "p", STORE_PRIMARY, 1) == 0);
+	CHECK(prewrite_lock(s, "x", t, "p", 0, 1) == 0);
 	at = ts(s);                     /* a commit timestamp taken ... */
 	r1 = ts(s);                     /* ... before a reader's snapshot */
 	r2 = ts(s);
