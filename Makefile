@@ -31,7 +31,7 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/disk.o lib/durable_env.o lib/error.o lib/escape.o \
 	lib/failpoint.o lib/gc.o lib/inspect.o lib/journal.o \
 	lib/leveldb_gc.o lib/leveldb_mvcc.o lib/leveldb_walk.o lib/load.o \
-	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o \
+	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o lib/owner.o \
 	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
 	lib/redis_gc.o lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o \
 	lib/scan.o lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o

@@ -160,8 +160,42 @@ parse(struct request *r, char *line)
 	return r->n > 0 ? 0 : PERC_EUSAGE;
 }
 
+/*
+ * The transactions this shell began: local ones (perc_txn_begin_local),
+ * which need no journal file, kept until they are committed or aborted,
+ * or the shell ends.  Still open after a commit or an abort that timed
+ * out or failed on I/O, since it may be tried again.
+ */
+struct session {
+	perc_db   *db;
+	perc_txn **txns;
+	size_t     n, cap;
+};
+
 static int
-run_get(perc_db *db, perc_txn *txn, const struct request *r)
+session_add(struct session *s, perc_txn *txn)
+{
+	perc_txn **grown;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		if ((grown = realloc(s->txns, s->cap * sizeof(*grown))) == NULL)
+			return PERC_EIO;
+		s->txns = grown;
+	}
+	s->txns[s->n++] = txn;
+	return 0;
+}
+
+static void
+session_drop(struct session *s, size_t i)
+{
+	perc_txn_free(s->txns[i]);
+	s->txns[i] = s->txns[--s->n];
+}
+
+static int
+run_get(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_buf val = PERC_BUF_INIT;
 	int rc;
@@ -172,7 +206,7 @@ run_get(perc_db *db, perc_txn *txn, const struct request *r)
 		rc = perc_txn_get(&val, txn, r->arg[0], r->arg[1],
 		    (r->given & O_LOCK) ? PERC_GET_LOCK : 0);
 	else
-		rc = perc_snapshot_get(&val, db, (r->given & O_AT) ? r->at : 0,
+		rc = perc_snapshot_get(&val, s->db, (r->given & O_AT) ? r->at : 0,
 		    r->arg[0], r->arg[1]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ val.data ? val.data : "", val.len });
@@ -181,7 +215,7 @@ run_get(perc_db *db, perc_txn *txn, const struct request *r)
 }
 
 static int
-run_set(perc_db *db, perc_txn *txn, const struct request *r)
+run_set(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_ts ts;
 	int rc;
@@ -189,14 +223,14 @@ run_set(perc_db *db, perc_txn *txn, const struct request *r)
 	if (txn != NULL)
 		rc = perc_txn_set(txn, r->arg[0], r->arg[1], r->arg[2]);
 	else
-		rc = perc_set(&ts, db, r->arg[0], r->arg[1], r->arg[2]);
+		rc = perc_set(&ts, s->db, r->arg[0], r->arg[1], r->arg[2]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ NULL, 0 });
 	return rc;
 }
 
 static int
-run_del(perc_db *db, perc_txn *txn, const struct request *r)
+run_del(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_ts ts;
 	int rc;
@@ -204,7 +238,7 @@ run_del(perc_db *db, perc_txn *txn, const struct request *r)
 	if (txn != NULL)
 		rc = perc_txn_del(txn, r->arg[0], r->arg[1]);
 	else
-		rc = perc_del(&ts, db, r->arg[0], r->arg[1]);
+		rc = perc_del(&ts, s->db, r->arg[0], r->arg[1]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ NULL, 0 });
 	return rc;
@@ -218,7 +252,7 @@ run_del(perc_db *db, perc_txn *txn, const struct request *r)
  * its err line instead, after the cells already sent.
  */
 static int
-run_scan(perc_db *db, perc_txn *txn, const struct request *r)
+run_scan(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_scan_options opts = PERC_SCAN_OPTIONS_INIT;
 	perc_bytes row, col, val;
@@ -232,7 +266,7 @@ run_scan(perc_db *db, perc_txn *txn, const struct request *r)
 		opts.prefix = r->prefix;
 	if (r->given & O_COLUMN)
 		opts.column = r->column;
-	if ((rc = perc_iter_scan(&it, db, txn, &opts)) == 0) {
+	if ((rc = perc_iter_scan(&it, s->db, txn, &opts)) == 0) {
 		while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
 			fputs("cell ", stdout);
 			cmd_print_cell(row, col, val);
@@ -247,12 +281,12 @@ run_scan(perc_db *db, perc_txn *txn, const struct request *r)
 }
 
 static int
-run_commit(perc_db *db, perc_txn *txn, const struct request *r)
+run_commit(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_ts ts;
 	int rc;
 
-	(void)db;
+	(void)s;
 	(void)r;
 	if ((rc = perc_txn_commit(&ts, txn)) == 0)
 		answer_num(ts, 1);
@@ -260,11 +294,11 @@ run_commit(perc_db *db, perc_txn *txn, const struct request *r)
 }
 
 static int
-run_abort(perc_db *db, perc_txn *txn, const struct request *r)
+run_abort(struct session *s, perc_txn *txn, const struct request *r)
 {
 	int rc;
 
-	(void)db;
+	(void)s;
 	(void)r;
 	if ((rc = perc_txn_abort(txn)) == 0)
 		answer("ok", (perc_bytes){ NULL, 0 });
@@ -272,7 +306,7 @@ run_abort(perc_db *db, perc_txn *txn, const struct request *r)
 }
 
 static int
-run_begin(perc_db *db, perc_txn *none, const struct request *r)
+run_begin(struct session *s, perc_txn *none, const struct request *r)
 {
 	perc_txn *txn;
 	const char *handle;
@@ -280,23 +314,26 @@ run_begin(perc_db *db, perc_txn *none, const struct request *r)
 
 	(void)none;
 	(void)r;
-	if ((rc = perc_txn_begin(&txn, db)) < 0)
+	if ((rc = perc_txn_begin_local(&txn, s->db)) < 0)
 		return rc;
+	if ((rc = session_add(s, txn)) < 0) {
+		perc_txn_free(txn);
+		return rc;
+	}
 	handle = perc_txn_handle(txn);
 	answer("ok", (perc_bytes){ handle, strlen(handle) });
-	perc_txn_free(txn);
 	return 0;
 }
 
 static int
-run_ts(perc_db *db, perc_txn *txn, const struct request *r)
+run_ts(struct session *s, perc_txn *txn, const struct request *r)
 {
 	perc_ts ts;
 	int rc;
 
 	(void)txn;
 	(void)r;
-	if ((rc = perc_ts_next(&ts, db, 1)) == 0)
+	if ((rc = perc_ts_next(&ts, s->db, 1)) == 0)
 		answer_num(ts, 0);
 	return rc;
 }
@@ -307,7 +344,7 @@ static const struct verb {
 	unsigned    takes;      /* the O_* options it takes ... */
 	unsigned    needs;      /* ... and of those, the ones it needs */
 	size_t      nargs;      /* its operands */
-	int       (*fn)(perc_db *db, perc_txn *txn, const struct request *r);
+	int       (*fn)(struct session *s, perc_txn *txn, const struct request *r);
 } verbs[] = {
 	{ "abort",  O_TXN, O_TXN, 0, run_abort },
 	{ "begin",  0, 0, 0, run_begin },
@@ -323,13 +360,15 @@ static const struct verb {
  * Run one request; each run_* answers success itself, and run returns
  * a failure code.  A usage error is found before the transaction is
  * opened, so it is exit 2 whatever the handle, as for perc's commands.
+ * A handle this shell began is one of its own; any other is opened
+ * from its journal, as perc's commands do.
  */
 static int
-run(perc_db *db, const struct request *r)
+run(struct session *s, const struct request *r)
 {
 	const struct verb *v = NULL;
 	perc_txn *txn = NULL;
-	size_t i;
+	size_t i, own = s->n;
 	int rc;
 
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]) && !v; i++)
@@ -339,10 +378,20 @@ run(perc_db *db, const struct request *r)
 	    (r->given & v->needs) != v->needs || r->nargs != v->nargs ||
 	    ((r->given & O_TXN) && (r->given & O_AT)))
 		return PERC_EUSAGE;
-	if ((r->given & O_TXN) && (rc = perc_txn_open(&txn, db, r->txn)) < 0)
-		return rc;
-	rc = v->fn(db, txn, r);
-	perc_txn_free(txn);
+	if (r->given & O_TXN) {
+		for (own = 0; own < s->n && strcmp(perc_txn_handle(
+		    s->txns[own]), r->txn) != 0; own++)
+			;
+		if (own < s->n)
+			txn = s->txns[own];
+		else if ((rc = perc_txn_open(&txn, s->db, r->txn)) < 0)
+			return rc;
+	}
+	rc = v->fn(s, txn, r);
+	if (own == s->n)
+		perc_txn_free(txn);
+	else if ((v->needs & O_TXN) && rc != PERC_ETIMEOUT && rc != PERC_EIO)
+		session_drop(s, own);   /* committed or aborted: finished */
 	return rc;
 }
 
@@ -419,6 +468,7 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
+	struct session sess = { NULL, NULL, 0, 0 };
 	struct request r;
 	struct input in = { NULL, 0, 0, 0 };
 	char *line;
@@ -443,16 +493,20 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 	if ((rc = cmd_open_db(ctx)) < 0)
 		return cmd_fail(rc);
 	memset(&r, 0, sizeof(r));
+	sess.db = ctx->db;
 	while ((len = next_request(&line, &in, ctx->db)) >= 0) {
 		if (len == 0)
 			continue;
 		/* Busy: the store stays open from request to request. */
 		perc_db_keep(ctx->db);
-		if ((rc = parse(&r, line)) < 0 || (rc = run(ctx->db, &r)) < 0)
+		if ((rc = parse(&r, line)) < 0 || (rc = run(&sess, &r)) < 0)
 			answer_rc(rc);
 		if (perc_gc_due(ctx->db))
 			cmd_gc_auto(ctx);
 	}
+	while (sess.n > 0)      /* left open: discarded, as by a crash */
+		session_drop(&sess, sess.n - 1);
+	free(sess.txns);
 	perc_db_release(ctx->db);
 	for (i = 0; i < MAX_WORDS; i++)
 		perc_buf_dispose(&r.words[i]);

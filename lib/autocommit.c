@@ -9,7 +9,7 @@ write_one(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col,
 	int rc;
 
 	*out = 0;
-	if ((rc = perc_txn_begin(&txn, db)) < 0)
+	if ((rc = perc_txn_begin_local(&txn, db)) < 0)
 		return rc;
 	rc = value ? perc_txn_set(txn, row, col, *value) :
 	    perc_txn_del(txn, row, col);

@@ -24,6 +24,8 @@
 #include "disk.h"
 #include "error.h"
 #include "escape.h"
+#include "gc.h"
+#include "owner.h"
 
 #define FORMAT_VERSION 1
 #define CONFIG_MAX     (1 << 20)
@@ -407,6 +409,7 @@ perc_db_open(perc_db **out, const char *path)
 		free(db);
 		return error_set(PERC_EIO, "out of memory");
 	}
+	owner_init(&db->owner);
 	db->timeout_ms = clock_env_ms("PERC_LOCK_TIMEOUT", 10000);
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
@@ -429,8 +432,11 @@ perc_db_close(perc_db *db)
 {
 	if (db == NULL)
 		return;
-	if (db->store != NULL)
+	if (db->store != NULL) {
+		gc_count_flush(db);
 		db->store->ops->dispose(db->store);
+	}
+	owner_close(&db->owner);
 	free_observed(db->observed, db->nobserved);
 	free(db->dir);
 	free(db);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "owner.h"
 #include "perc.h"
 #include "store.h"
 
@@ -18,7 +19,10 @@ struct perc_db {
 	char         host[64];     /* gethostname(), stamped on our locks */
 	int          held;         /* perc_db_hold: keep the store open */
 	int          gc_due;       /* commits enough for an automatic gc */
+	size_t       gc_uncounted; /* commits not yet in DIR/gc.count */
+	int64_t      gc_counted_ms; /* when they were last counted */
 	struct stat  config_st;    /* DIR/config as last read */
+	struct owner owner;        /* token of the local transactions */
 };
 
 int db_is_observed(const perc_db *db, perc_bytes col);

@@ -264,25 +264,45 @@ count_path(char *out, size_t size, const char *dir)
  * O_APPEND makes the count exact across processes without a lock.  The
  * process that sees it reach the threshold empties it, so one process,
  * give or take a race, starts the gc.  Unsynced, and failures ignored:
- * a lost count only puts the next gc off.
+ * a lost count only puts the next gc off.  A process that commits
+ * often counts in batches, at most once a second or every
+ * COUNT_BATCH commits (and when it closes the data directory), so a
+ * long-lived one does not pay an open and a write per commit.
  */
+#define COUNT_BATCH     64
+#define COUNT_EVERY_MS  1000
+
 void
 gc_count_commit(perc_db *db)
 {
-	char path[4096];
+	db->gc_uncounted++;
+	if (db->gc_uncounted >= COUNT_BATCH ||
+	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
+		gc_count_flush(db);
+}
+
+void
+gc_count_flush(perc_db *db)
+{
+	char path[4096], marks[COUNT_BATCH];
+	size_t n = db->gc_uncounted;
 	struct stat st;
 	int64_t every;
 	int fd;
 
+	db->gc_uncounted = 0;
+	db->gc_counted_ms = clock_mono_ms();
 	every = clock_env_ms("PERC_GC_AUTO", GC_AUTO_COMMITS * 1000) / 1000;
-	if (every <= 0 || db->store->read_only)
+	if (n == 0 || every <= 0 || db->store->read_only)
 		return;
 	count_path(path, sizeof(path), db->dir);
 	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
 	    0644)) < 0)
 		return;
-	if (write(fd, "c", 1) == 1 && fstat(fd, &st) == 0 &&
-	    st.st_size >= every && ftruncate(fd, 0) == 0)
+	memset(marks, 'c', sizeof(marks));
+	if (write(fd, marks, n < sizeof(marks) ? n : sizeof(marks)) > 0 &&
+	    fstat(fd, &st) == 0 && st.st_size >= every &&
+	    ftruncate(fd, 0) == 0)
 		db->gc_due = 1;
 	close(fd);
 }

@@ -16,7 +16,9 @@ int gc_fence(perc_ts *out, const char *dir);
 /*
  * Count a commit towards the next automatic gc (DIR/gc.count, a byte a
  * commit); sets db->gc_due when PERC_GC_AUTO commits (default 10,000;
- * 0: never) have gone by since the last gc.
+ * 0: never) have gone by since the last gc.  gc_count_flush writes the
+ * commits a busy process has not counted yet.
  */
 void gc_count_commit(perc_db *db);
+void gc_count_flush(perc_db *db);
 #endif

@@ -16,6 +16,10 @@
  * Chubby lock): any process can ask whether the owner of a lock is
  * still at work with one non-blocking flock, and the kernel drops the
  * token the moment the owner dies.
+ *
+ * A transaction that no other process will ever use (a local one) has
+ * the same bytes in memory instead, and no file: its process's owner
+ * file (owner.c) is its token and shows it open to gc.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -110,6 +114,29 @@ journal_create(struct journal *j, const char *dir, perc_ts start_ts)
 	return 0;
 }
 
+/* As journal_create, in memory: the transaction shows open in owner. */
+int
+journal_create_local(struct journal *j, const char *dir, perc_ts start_ts,
+    struct owner *owner)
+{
+	unsigned char head[HEADER_SIZE];
+	char handle[24];
+	int rc;
+
+	snprintf(handle, sizeof(handle), "%" PRIu64, start_ts);
+	if ((rc = journal_path(j, dir, handle)) < 0)
+		return rc;
+	j->start_ts = start_ts;
+	memcpy(head, JOURNAL_MAGIC, 8);
+	codec_put_u64(head + 8, start_ts);
+	codec_put_u32(head + 16, codec_crc32(0, head, 16));
+	if ((rc = buf_add(&j->mem, head, sizeof(head))) < 0 ||
+	    (rc = owner_add(owner, start_ts)) < 0)
+		return rc;
+	j->local = owner;
+	return 0;
+}
+
 /*
  * Open the journal of transaction handle.  A handle that is not a
  * timestamp, or whose journal is gone, is PERC_ENOTXN.
@@ -155,6 +182,9 @@ journal_close(struct journal *j)
 {
 	if (j->fd >= 0)
 		close(j->fd);   /* also drops the token */
+	if (j->local != NULL && !j->done)
+		owner_remove(j->local, j->start_ts);    /* never finished */
+	perc_buf_dispose(&j->mem);
 	free(j->path);
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
@@ -166,7 +196,23 @@ journal_gone(struct journal *j)
 {
 	struct stat st;
 
+	if (j->local != NULL)
+		return j->done;
 	return fstat(j->fd, &st) != 0 || st.st_nlink == 0;
+}
+
+/* pread(2) of the file, or of the memory of a local journal. */
+static ssize_t
+journal_pread(struct journal *j, void *out, size_t n, off_t off)
+{
+	if (j->local == NULL)
+		return pread(j->fd, out, n, off);
+	if ((size_t)off > j->mem.len)
+		return 0;
+	if (n > j->mem.len - (size_t)off)
+		n = j->mem.len - (size_t)off;
+	memcpy(out, j->mem.data + off, n);
+	return (ssize_t)n;
 }
 
 static int
@@ -199,12 +245,13 @@ check_tail(struct journal *j, off_t size, int op)
 	if (size == HEADER_SIZE)
 		return 0;       /* journal_load checks the header itself */
 	if (size < HEADER_SIZE + RECORD_HEAD + RECORD_TAIL ||
-	    pread(j->fd, tail, RECORD_TAIL, size - RECORD_TAIL) != RECORD_TAIL)
+	    journal_pread(j, tail, RECORD_TAIL, size - RECORD_TAIL) !=
+	    RECORD_TAIL)
 		return damaged(j, (size_t)size);
 	n = codec_get_u32(tail);
 	if (n < RECORD_HEAD + RECORD_TAIL || n > size - HEADER_SIZE ||
 	    (rec = malloc(n)) == NULL ||
-	    pread(j->fd, rec, n, size - n) != (ssize_t)n ||
+	    journal_pread(j, rec, n, size - n) != (ssize_t)n ||
 	    codec_get_u32(rec) != n - RECORD_HEAD - RECORD_TAIL ||
 	    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8,
 	    n - 8 - RECORD_TAIL))
@@ -257,6 +304,13 @@ journal_append(struct journal *j, int op, perc_bytes row, perc_bytes col,
 	if ((rc = buf_add(&rec, len, RECORD_TAIL)) < 0)
 		goto done;
 
+	if (j->local != NULL) {
+		if (j->done)
+			rc = finished(j);
+		else if ((rc = check_tail(j, (off_t)j->mem.len, op)) == 0)
+			rc = buf_addb(&j->mem, buf_bytes(&rec));
+		goto done;
+	}
 	if (j->read_only) {
 		rc = error_set(PERC_EIO, "cannot write the journal '%s': %s; "
 		    "perc may not write this data directory (read-only or "
@@ -401,49 +455,59 @@ writeset_fold(struct writeset *ws)
 }
 
 
+/* Read the whole journal file into data. */
+static int
+read_file(perc_buf *data, struct journal *j)
+{
+	struct stat st;
+	ssize_t got;
+	int rc;
+
+	if (fstat(j->fd, &st) != 0)
+		return error_set(PERC_EIO, "cannot read the journal '%s': %s",
+		    j->path, strerror(errno));
+	if ((rc = buf_grow(data, (size_t)st.st_size)) < 0)
+		return rc;
+	while (data->len < (size_t)st.st_size) {
+		got = pread(j->fd, data->data + data->len,
+		    (size_t)st.st_size - data->len, (off_t)data->len);
+		if (got <= 0) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			return got == 0 ? damaged(j, data->len) :
+			    error_set(PERC_EIO, "cannot read the journal '%s': "
+			    "%s", j->path, strerror(errno));
+		}
+		data->len += (size_t)got;
+	}
+	return 0;
+}
+
 /* Read the whole journal into a sorted write set with one entry a cell. */
 int
 journal_load(struct writeset *out, struct journal *j)
 {
-	perc_buf data = PERC_BUF_INIT;
+	perc_buf file = PERC_BUF_INIT;
+	const perc_buf *data = j->local != NULL ? &j->mem : &file;
 	const unsigned char *p, *rec;
 	size_t off, cap = 0, n, plen, rlen, clen;
-	struct stat st;
-	ssize_t got;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (fstat(j->fd, &st) != 0 || (rc = buf_grow(&data,
-	    (size_t)st.st_size)) < 0) {
-		rc = rc ? rc : error_set(PERC_EIO, "cannot read the journal "
-		    "'%s': %s", j->path, strerror(errno));
+	if (j->local == NULL && (rc = read_file(&file, j)) < 0)
 		goto done;
-	}
-	while (data.len < (size_t)st.st_size) {
-		got = pread(j->fd, data.data + data.len,
-		    (size_t)st.st_size - data.len, (off_t)data.len);
-		if (got <= 0) {
-			if (got < 0 && errno == EINTR)
-				continue;
-			rc = got == 0 ? damaged(j, data.len) :
-			    error_set(PERC_EIO, "cannot read the journal '%s': "
-			    "%s", j->path, strerror(errno));
-			goto done;
-		}
-		data.len += (size_t)got;
-	}
-	p = (const unsigned char *)data.data;
-	if (data.len < HEADER_SIZE || memcmp(p, JOURNAL_MAGIC, 8) != 0 ||
+	p = (const unsigned char *)data->data;
+	if (data->len < HEADER_SIZE || memcmp(p, JOURNAL_MAGIC, 8) != 0 ||
 	    codec_get_u64(p + 8) != j->start_ts ||
 	    codec_get_u32(p + 16) != codec_crc32(0, p, 16)) {
 		rc = damaged(j, 0);
 		goto done;
 	}
-	for (off = HEADER_SIZE; off < data.len && rc == 0; off += n) {
+	for (off = HEADER_SIZE; off < data->len && rc == 0; off += n) {
 		rec = p + off;
-		if (data.len - off < RECORD_HEAD + RECORD_TAIL ||
+		if (data->len - off < RECORD_HEAD + RECORD_TAIL ||
 		    (n = RECORD_HEAD + (size_t)codec_get_u32(rec) +
-		    RECORD_TAIL) > data.len - off ||
+		    RECORD_TAIL) > data->len - off ||
 		    codec_get_u32(rec + n - RECORD_TAIL) != n ||
 		    codec_get_u32(rec + 4) != codec_crc32(0, rec + 8,
 		    n - 8 - RECORD_TAIL)) {
@@ -472,7 +536,7 @@ done:
 		writeset_dispose(out);
 	else
 		writeset_fold(out);
-	perc_buf_dispose(&data);
+	perc_buf_dispose(&file);
 	return rc;
 }
 
@@ -483,6 +547,10 @@ done:
 int
 journal_take_token(struct journal *j, int64_t deadline_ms)
 {
+	if (j->local != NULL) {
+		j->token = 1;   /* the owner file is it, held all along */
+		return j->done ? finished(j) : 0;
+	}
 	if (clock_flock(j->fd, LOCK_EX, deadline_ms) < 0)
 		return error_set(PERC_ETIMEOUT, "transaction '%s' is being "
 		    "committed or aborted by another process; wait for it",
@@ -497,6 +565,12 @@ journal_take_token(struct journal *j, int64_t deadline_ms)
 int
 journal_finish(struct journal *j)
 {
+	if (j->local != NULL) {
+		if (!j->done)
+			owner_remove(j->local, j->start_ts);
+		j->done = 1;
+		return 0;
+	}
 	if (unlink(j->path) != 0 && errno != ENOENT)
 		return error_set(PERC_EIO, "cannot remove the journal '%s': "
 		    "%s; check that the data directory is writable", j->path,
@@ -505,18 +579,21 @@ journal_finish(struct journal *j)
 }
 
 /*
- * Does the owner of transaction start_ts still hold its token?  A
- * journal that is gone, or whose flock can be had, has no live owner.
+ * Does the owner of transaction start_ts, process pid that stamped its
+ * lock at wall_ms, still hold its token?  A journal whose flock can be
+ * had has no live owner; without a journal the transaction may be a
+ * local one, whose token is its process's owner file.
  */
 int
-journal_owner_alive(const char *dir, perc_ts start_ts)
+journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
+    uint64_t wall_ms)
 {
 	char path[4096];
 	int fd, alive;
 
 	snprintf(path, sizeof(path), "%s/txn/%" PRIu64, dir, start_ts);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
+		return errno == ENOENT && owner_alive(dir, pid, wall_ms);
 	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 	close(fd);
 	return alive;
@@ -550,8 +627,8 @@ abandoned_commit(const char *path)
 
 /*
  * The start of the oldest open transaction with a journal in dir, or
- * UINT64_MAX when there is none.  Names that are not a journal's are
- * passed over, and so are abandoned commits.
+ * shown by an owner file there, or UINT64_MAX when there is none.
+ * Names that are neither are passed over, and so are abandoned commits.
  */
 int
 journal_oldest(perc_ts *out, const char *dir)
@@ -568,6 +645,14 @@ journal_oldest(perc_ts *out, const char *dir)
 		    "cannot list the journals in '%s': %s", path,
 		    strerror(errno));
 	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == 'p' && e->d_name[1] >= '1' &&
+		    e->d_name[1] <= '9') {
+			snprintf(path, sizeof(path), "%s/txn/%s", dir,
+			    e->d_name);
+			if ((ts = owner_oldest(path)) < *out)
+				*out = ts;
+			continue;
+		}
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		errno = 0;

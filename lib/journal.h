@@ -1,18 +1,25 @@
-/* lib/journal.h - one file per open transaction: its buffered writes */
+/*
+ * lib/journal.h - an open transaction's buffered writes: a file of its
+ * own, or for a transaction only its process uses, memory (owner.h)
+ */
 #ifndef JOURNAL_H
 #define JOURNAL_H
 
 #include <stdint.h>
 
+#include "owner.h"
 #include "perc.h"
 
 struct journal {
 	char    *path;          /* DIR/txn/START_TS */
-	int      fd;
+	int      fd;            /* -1 when local */
 	int      token;         /* 1 while this process holds the flock */
 	int      read_only;     /* errno that forbids appends, or 0 */
 	perc_ts  start_ts;
 	char     handle[24];    /* START_TS in decimal */
+	struct owner *local;    /* in memory only: whose it is, else NULL */
+	perc_buf mem;           /* local: the bytes the file would hold */
+	int      done;          /* local: finished */
 };
 
 /* One buffered write; the write set keeps one per cell, sorted. */
@@ -35,6 +42,8 @@ struct writeset {
 #define JOURNAL_COMMIT_BEGUN 'C'
 
 int  journal_create(struct journal *j, const char *dir, perc_ts start_ts);
+int  journal_create_local(struct journal *j, const char *dir,
+                          perc_ts start_ts, struct owner *owner);
 int  journal_open(struct journal *j, const char *dir, const char *handle);
 void journal_close(struct journal *j);
 int  journal_append(struct journal *j, int op, perc_bytes row,
@@ -42,7 +51,8 @@ int  journal_append(struct journal *j, int op, perc_bytes row,
 int  journal_load(struct writeset *out, struct journal *j);
 int  journal_take_token(struct journal *j, int64_t deadline_ms);
 int  journal_finish(struct journal *j);
-int  journal_owner_alive(const char *dir, perc_ts start_ts);
+int  journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
+                         uint64_t wall_ms);
 int  journal_oldest(perc_ts *out, const char *dir);
 
 int  writeset_append(struct writeset *ws, size_t *cap, int op,

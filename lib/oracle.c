@@ -10,8 +10,9 @@
  *                   would cross it; it is set 3 s of clock ahead
  *                   (timestamp.h), so it moves at most every 3 s.
  *  DIR/oracle.lock  the lockfile, which also holds the hot state: the
- *                   last timestamp handed out and the boot id of the
- *                   machine that wrote it, written with no fsync.
+ *                   last timestamp handed out, the ceiling as it stood
+ *                   then, and the boot id of the machine that wrote
+ *                   them, written with no fsync.
  *
  * After kill -9 of any process the hot state is exact, since a write(2)
  * that returned lives in the page cache whatever happens to the writer.
@@ -22,6 +23,10 @@
  * ignored and the oracle resumes from the ceiling, which was on disk
  * before any timestamp below it was handed out.  That is the paper's
  * oracle: persist a ceiling ahead of what is handed out.
+ *
+ * A process keeps the lockfile open (struct oracle), so a timestamp
+ * costs a flock, a pread and a pwrite: the ceiling is read from the
+ * hot state, and the file only when the hot state does not count.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,10 +44,10 @@
 #include "timestamp.h"
 
 #define CEILING_MAGIC "PERCORC1"
-#define HOT_MAGIC     "PERCHOT1"
+#define HOT_MAGIC     "PERCHOT2"
 #define CEILING_SIZE  (8 + 8 + 4)
-#define BOOT_ID_SIZE  36
-#define HOT_SIZE      (8 + BOOT_ID_SIZE + 8 + 4)
+#define BOOT_ID_SIZE  ORACLE_BOOT_ID_SIZE
+#define HOT_SIZE      (8 + BOOT_ID_SIZE + 8 + 8 + 4)
 /* How far the ceiling runs ahead of the clock: one fsync per 3 s used. */
 #define AHEAD         ((uint64_t)TS_AHEAD_MS << TS_LOGICAL_BITS)
 
@@ -116,11 +121,13 @@ read_ceiling(uint64_t *out, const char *dir)
 }
 
 /*
- * The last timestamp handed out, or 0 if not known: only one written in
- * this boot counts when boot is given, one of any boot when it is NULL.
+ * The last timestamp handed out and the ceiling then, or 0 if not
+ * known: only a state written in this boot counts when boot is given,
+ * one of any boot when it is NULL.  The hot state of an older perc
+ * (another magic) counts as none.
  */
 static uint64_t
-read_hot(int fd, const char *boot)
+read_hot(int fd, const char *boot, uint64_t *ceiling)
 {
 	unsigned char rec[HOT_SIZE];
 
@@ -131,18 +138,21 @@ read_hot(int fd, const char *boot)
 	    codec_get_u32(rec + HOT_SIZE - 4) !=
 	    codec_crc32(0, rec, HOT_SIZE - 4))
 		return 0;
+	*ceiling = codec_get_u64(rec + 16 + BOOT_ID_SIZE);
 	return codec_get_u64(rec + 8 + BOOT_ID_SIZE);
 }
 
 /* No fsync: only a crash of the machine loses it, and the boot id says so. */
 static int
-write_hot(const char *dir, int fd, const char *boot, uint64_t last)
+write_hot(const char *dir, int fd, const char *boot, uint64_t last,
+    uint64_t ceiling)
 {
 	unsigned char rec[HOT_SIZE];
 
 	memcpy(rec, HOT_MAGIC, 8);
 	memcpy(rec + 8, boot, BOOT_ID_SIZE);
 	codec_put_u64(rec + 8 + BOOT_ID_SIZE, last);
+	codec_put_u64(rec + 16 + BOOT_ID_SIZE, ceiling);
 	codec_put_u32(rec + HOT_SIZE - 4, codec_crc32(0, rec, HOT_SIZE - 4));
 	if (pwrite(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
 		return disk_write_error(dir, "cannot write the oracle lockfile "
@@ -165,12 +175,9 @@ oracle_create(const char *dir)
 	return write_ceiling(dir, 1);
 }
 
-/*
- * Open DIR/oracle.lock with flags and flock it with op: the descriptor,
- * or an error code (negative) with the error set.
- */
+/* Open DIR/oracle.lock with flags: the descriptor, or an error code. */
 static int
-lock_oracle(const char *dir, int flags, int op, int64_t deadline_ms)
+open_lockfile(const char *dir, int flags)
 {
 	char path[4096];
 	int fd;
@@ -180,31 +187,61 @@ lock_oracle(const char *dir, int flags, int op, int64_t deadline_ms)
 		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
 		    "cannot open the oracle lockfile '%s': %s", path,
 		    strerror(errno));
-	if (clock_flock(fd, op, deadline_ms) < 0) {
-		close(fd);
-		return error_set(PERC_ETIMEOUT, "the timestamp oracle stayed "
-		    "locked by another process; try again, or raise "
-		    "PERC_LOCK_TIMEOUT");
-	}
 	return fd;
 }
 
-int
-oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
+static int
+lock_lockfile(int fd, int op, int64_t deadline_ms)
 {
-	char boot[BOOT_ID_SIZE];
+	if (clock_flock(fd, op, deadline_ms) < 0)
+		return error_set(PERC_ETIMEOUT, "the timestamp oracle stayed "
+		    "locked by another process; try again, or raise "
+		    "PERC_LOCK_TIMEOUT");
+	return 0;
+}
+
+void
+oracle_init(struct oracle *o, const char *dir)
+{
+	memset(o, 0, sizeof(*o));
+	o->dir = dir;
+	o->fd = -1;
+}
+
+void
+oracle_dispose(struct oracle *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+}
+
+int
+oracle_next(perc_ts *out, struct oracle *o, uint64_t n, int64_t deadline_ms)
+{
 	uint64_t ceiling = 0, last, next, now;
-	int fd, rc;
+	int rc;
 
 	if (n == 0)
 		return error_set(PERC_EUSAGE, "a count of timestamps must be "
 		    "at least 1");
-	if ((fd = lock_oracle(dir, O_RDWR, LOCK_EX, deadline_ms)) < 0)
-		return fd;
-	boot_id(boot);
-	if ((rc = read_ceiling(&ceiling, dir)) < 0)
+	if (o->fd < 0) {
+		if ((o->fd = open_lockfile(o->dir, O_RDWR)) < 0) {
+			rc = o->fd;
+			o->fd = -1;
+			return rc;
+		}
+		boot_id(o->boot);
+	}
+	if ((rc = lock_lockfile(o->fd, LOCK_EX, deadline_ms)) < 0)
+		return rc;
+	/* A damaged ceiling file is reported once a process, at least. */
+	if (!o->checked && (rc = read_ceiling(&ceiling, o->dir)) < 0)
 		goto done;
-	last = read_hot(fd, boot);
+	o->checked = 1;
+	last = read_hot(o->fd, o->boot, &ceiling);
+	if (last == 0 && (rc = read_ceiling(&ceiling, o->dir)) < 0)
+		goto done;
 	next = last != 0 ? last + 1 : ceiling;
 	if ((now = ts_of_wall_ms(clock_wall_ms())) > next)
 		next = now;             /* timestamp.h */
@@ -212,13 +249,16 @@ oracle_next(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
 		rc = error_set(PERC_EIO, "the timestamp oracle is exhausted");
 		goto done;
 	}
-	if (next + n > ceiling &&
-	    (rc = write_ceiling(dir, next + n + AHEAD)) < 0)
-		goto done;
-	if ((rc = write_hot(dir, fd, boot, next + n - 1)) == 0)
+	if (next + n > ceiling) {
+		ceiling = next + n + AHEAD;
+		if ((rc = write_ceiling(o->dir, ceiling)) < 0)
+			goto done;
+	}
+	if ((rc = write_hot(o->dir, o->fd, o->boot, next + n - 1,
+	    ceiling)) == 0)
 		*out = next;
 done:
-	close(fd);              /* releases the flock */
+	flock(o->fd, LOCK_UN);
 	return rc;
 }
 
@@ -238,9 +278,13 @@ oracle_last(perc_ts *out, const char *dir, int64_t deadline_ms)
 	uint64_t ceiling = 0, last;
 	int fd, rc = 0;
 
-	if ((fd = lock_oracle(dir, O_RDONLY, LOCK_SH, deadline_ms)) < 0)
+	if ((fd = open_lockfile(dir, O_RDONLY)) < 0)
 		return fd;
-	if ((last = read_hot(fd, NULL)) == 0 &&
+	if ((rc = lock_lockfile(fd, LOCK_SH, deadline_ms)) < 0) {
+		close(fd);
+		return rc;
+	}
+	if ((last = read_hot(fd, NULL, &ceiling)) == 0 &&
 	    (rc = read_ceiling(&ceiling, dir)) == 0)
 		last = ceiling > 1 ? ceiling - 1 : 1;
 	if (rc == 0)

@@ -147,6 +147,12 @@ int  perc_snapshot_ts(perc_ts *out, perc_db *db);
  *
  * perc_txn_begin takes a start timestamp and creates the journal; the
  * handle (perc_txn_handle) is the decimal start timestamp.
+ * perc_txn_begin_local is the same for a transaction that only this
+ * perc_db uses: its writes stay in memory, no file is created for it,
+ * and its handle means nothing to another process (perc_txn_open there
+ * is PERC_ENOTXN); perc_txn_free of it unfinished discards it, and so
+ * does the end of the process.  It costs a commit one synced write and
+ * no more.  Free such transactions before perc_db_close.
  * perc_txn_open reopens a transaction by its handle; PERC_ENOTXN when
  * it was never issued or is finished, PERC_EIO when its journal is
  * damaged.
@@ -168,6 +174,7 @@ int  perc_snapshot_ts(perc_ts *out, perc_db *db);
 #define PERC_GET_LOCK 0x1u
 
 int  perc_txn_begin(perc_txn **out, perc_db *db);
+int  perc_txn_begin_local(perc_txn **out, perc_db *db);
 int  perc_txn_open(perc_txn **out, perc_db *db, const char *handle);
 const char *perc_txn_handle(const perc_txn *txn);
 perc_ts perc_txn_start_ts(const perc_txn *txn);

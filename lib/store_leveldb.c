@@ -68,6 +68,7 @@ ldb_init(struct ldb_store *s, const char *dir)
 	if (s->path == NULL || s->lockpath == NULL || s->cleanpath == NULL ||
 	    s->dir == NULL)
 		return error_set(PERC_EIO, "out of memory");
+	oracle_init(&s->oracle, s->dir);
 	/*
 	 * A store this process may not write (a read-only mount, or no
 	 * write permission) is still read: see readonly_env.cc.
@@ -92,6 +93,7 @@ static void
 ldb_dispose(struct ldb_store *s)
 {
 	ldb_release(&s->base);
+	oracle_dispose(&s->oracle);
 	if (s->read != NULL) {
 		leveldb_readoptions_destroy(s->read);
 		leveldb_writeoptions_destroy(s->write_sync);
@@ -105,6 +107,7 @@ ldb_dispose(struct ldb_store *s)
 	free(s->dir);
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
+	s->oracle.fd = -1;
 }
 
 /* Create an empty store and oracle in the new data directory dir. */
@@ -321,10 +324,12 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
 		s->base.read_only = 0;
 	s->clean = marker_matches(s);
+	if (!s->paused) {       /* see ldb_settle */
+		s->written = 0;
+		buf_reset(&s->lo);
+		buf_reset(&s->hi);
+	}
 	s->wrote = s->base.failed = s->paused = 0;
-	s->written = 0;
-	buf_reset(&s->lo);
-	buf_reset(&s->hi);
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
 	    (s->base.bulk ? STORE_BULK : 0) |
@@ -400,7 +405,9 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  *  - after FLUSH_BYTES written (the write buffer of a small writer),
  *    its memtable is made a table, so that the next open replays an
  *    empty log, not megabytes of it (a large perc_load batch writes
- *    with a write buffer of 8 MB: see store_open.cc);
+ *    with a write buffer of 8 MB: see store_open.cc); what a process
+ *    wrote before it paused (ldb_pause) counts with what it writes
+ *    after, as it stays in the memtable;
  *  - after RANGE_BYTES written, it compacts the range of keys it wrote
  *    down to where nothing is below it: a bulk load's locks, put by
  *    its prewrites and deleted by its commits, would otherwise stay
@@ -436,6 +443,18 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 #define SETTLE_MS    1000
 #define FILES_SLACK  64
 #define FILES_PER_MB 2
+
+/* What the memtable holds, which the next open replays from the log. */
+static uint64_t
+memtable_bytes(struct ldb_store *s)
+{
+	char *v = leveldb_property_value(s->db,
+	    "leveldb.approximate-memory-usage");
+	uint64_t n = v != NULL ? strtoull(v, NULL, 10) : 0;
+
+	leveldb_free(v);
+	return n;
+}
 
 /* Wait until LevelDB owes no compaction (all), or only while level 0
    is at its slowdown mark; 1 if the table files are too many. */
@@ -486,7 +505,6 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	int64_t settle = clock_deadline(SETTLE_MS);
-	char *v;
 
 	if (s->db == NULL)
 		return;
@@ -495,10 +513,8 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
-	v = leveldb_property_value(s->db, "leveldb.approximate-memory-usage");
-	if (v != NULL && strtoull(v, NULL, 10) >= PAUSE_FLUSH_BYTES)
+	if (memtable_bytes(s) >= PAUSE_FLUSH_BYTES)
 		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
-	leveldb_free(v);
 	settle_wait(s, 0, deadline_ms < settle ? deadline_ms : settle);
 }
 
@@ -698,7 +714,8 @@ ldb_free(struct store *base)
 static int
 ldb_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 {
-	return oracle_next(out, ((struct ldb_store *)base)->dir, n, deadline_ms);
+	return oracle_next(out, &((struct ldb_store *)base)->oracle, n,
+	    deadline_ms);
 }
 
 static int
@@ -716,7 +733,7 @@ ldb_owner_alive(struct store *base, const struct lock_rec *lock,
 	    memcmp(lock->host.data, host, lock->host.len) != 0)
 		return -1;
 	return journal_owner_alive(((struct ldb_store *)base)->dir,
-	    lock->start_ts);
+	    lock->start_ts, lock->pid, lock->wall_ms);
 }
 
 static const struct store_ops ldb_ops = {

@@ -7,6 +7,7 @@
 
 #include <leveldb/c.h>
 
+#include "oracle.h"
 #include "perc.h"
 #include "store.h"
 
@@ -15,6 +16,7 @@ struct ldb_store {
 	char                   *path;     /* DIR/store */
 	char                   *lockpath; /* DIR/store.lock */
 	char                   *dir;      /* DIR */
+	struct oracle           oracle;   /* DIR/oracle's, kept open */
 	int                     lockfd;   /* flock held while open; else -1 */
 	leveldb_t              *db;       /* NULL while released */
 	leveldb_readoptions_t  *read;

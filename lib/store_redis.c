@@ -200,7 +200,8 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 		if (r->len > hlen + 1 && memcmp(r->str, host, hlen) == 0 &&
 		    r->str[hlen] == '\t' &&
 		    (dir = strndup(r->str + hlen + 1, r->len - hlen - 1))) {
-			alive = journal_owner_alive(dir, lock->start_ts);
+			alive = journal_owner_alive(dir, lock->start_ts,
+			    lock->pid, lock->wall_ms);
 			free(dir);
 		}
 	}

@@ -33,11 +33,11 @@ txn_new(perc_txn **out, perc_db *db)
 
 /*
  * A start timestamp, and a journal that makes the transaction open to
- * gc; a start below gc's fence may have been missed by a gc running
- * now (gc.h), and is taken again.
+ * gc (for a local one, its owner file does); a start below gc's fence
+ * may have been missed by a gc running now (gc.h), and is taken again.
  */
-int
-perc_txn_begin(perc_txn **out, perc_db *db)
+static int
+txn_begin(perc_txn **out, perc_db *db, int local)
 {
 	perc_ts start, fence;
 	int rc;
@@ -47,7 +47,9 @@ perc_txn_begin(perc_txn **out, perc_db *db)
 		return rc;
 	for (;;) {
 		if ((rc = perc_ts_next(&start, db, 1)) < 0 ||
-		    (rc = journal_create(&(*out)->journal, db->dir, start)) < 0)
+		    (rc = local ? journal_create_local(&(*out)->journal,
+		    db->dir, start, &db->owner) : journal_create(
+		    &(*out)->journal, db->dir, start)) < 0)
 			break;
 		if ((rc = gc_fence(&fence, db->dir)) == 0 && fence <= start)
 			break;
@@ -61,6 +63,25 @@ perc_txn_begin(perc_txn **out, perc_db *db)
 		*out = NULL;
 	}
 	return rc;
+}
+
+int
+perc_txn_begin(perc_txn **out, perc_db *db)
+{
+	return txn_begin(out, db, 0);
+}
+
+/*
+ * Local, without a file, when this process's owner file is ours; when
+ * another perc_db of the process has it, a journal as perc_txn_begin's.
+ */
+int
+perc_txn_begin_local(perc_txn **out, perc_db *db)
+{
+	int local = db->owner.fd >= 0 || (!db->store->read_only &&
+	    owner_register(&db->owner, db->dir) == 0);
+
+	return txn_begin(out, db, local);
 }
 
 int
@@ -101,22 +122,23 @@ perc_txn_free(perc_txn *txn)
 
 /*
  * Load the write set, under a shared flock so that a record another
- * process is appending is never read half-written.
+ * process is appending is never read half-written (a local journal has
+ * no other process).
  */
 int
 txn_writes(perc_txn *txn)
 {
 	struct journal *j = &txn->journal;
-	int rc;
+	int shared = !j->token && j->local == NULL, rc;
 
 	if (txn->loaded || txn->bulk)
 		return 0;
-	if (!j->token && clock_flock(j->fd, LOCK_SH,
+	if (shared && clock_flock(j->fd, LOCK_SH,
 	    clock_deadline(txn->db->timeout_ms)) < 0)
 		return error_set(PERC_ETIMEOUT, "transaction '%s' stayed busy "
 		    "in another process; try again", j->handle);
 	rc = journal_load(&txn->writes, j);
-	if (!j->token)
+	if (shared)
 		flock(j->fd, LOCK_UN);
 	txn->loaded = rc == 0;
 	return rc;

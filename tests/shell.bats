@@ -285,3 +285,82 @@ unescape() {
 	run -0 perc get other c
 	assert_output 20
 }
+
+# ask REQUEST: send one request to the coprocess SH, and read its
+# answer's first word into st and the rest into res.
+ask() {
+	echo "$1" >&"${SH[1]}"
+	read -r st res <&"${SH[0]}"
+}
+
+@test "a transaction the shell began is the shell's: no journal, a handle unknown elsewhere, gone with the shell" {
+	perc set k c old
+	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }
+	pid=$SH_PID
+	BG_PIDS+=("$pid")
+	ask begin
+	assert_equal "$st" ok
+	h=$res
+	ask "set -t $h k c new"
+	assert_equal "$st" ok
+	[ ! -e "$PERC_DIR/txn/$h" ] || fail "a journal file for $h"
+	run -5 perc get -t "$h" k c
+	ask "get -t $h k c"
+	assert_equal "$st $res" "ok new"
+	ask begin
+	h2=$res
+	ask "set -t $h2 k2 c left-open"
+	ask "commit -t $h"
+	[[ $st == ok && $res =~ ^[0-9]+$ ]] || fail "commit: $st $res"
+	ask "commit -t $h"
+	[[ "$st $res" == "err 5 "* ]] || fail "a second commit: $st $res"
+	# The end of input ends the shell, and discards what is open.
+	exec {SH[1]}>&-
+	poll 100 eval "! kill -0 $pid 2> /dev/null" || fail "the shell runs on"
+	run -0 perc get k c
+	assert_output new
+	run -1 perc get k2 c
+	run -0 ls -A "$PERC_DIR/txn"
+	assert_output ''
+}
+
+@test "gc keeps what a transaction open in a shell can read, and moves on once it ends" {
+	perc set k c v1
+	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }
+	BG_PIDS+=("$SH_PID")
+	ask begin
+	h=$res
+	perc set k c v2
+	perc set k c v3
+	run -0 perc gc --retain 0
+	[ "${output%%$'\t'*}" -le "$h" ] ||
+	    fail "safe point ${output%%$'\t'*} above the open $h"
+	ask "get -t $h k c"
+	assert_equal "$st $res" "ok v1"
+	ask "abort -t $h"
+	assert_equal "$st" ok
+	run -0 perc gc --retain 0
+	[ "${output%%$'\t'*}" -gt "$h" ] ||
+	    fail "safe point ${output%%$'\t'*} held back by a finished $h"
+}
+
+@test "a shell killed in the middle of a commit leaves a dead owner's locks, cleaned at once" {
+	perc set a col old-a
+	perc set b col old-b
+	coproc SH { PERC_FAILPOINT=after-prewrite:pause=30 exec perc shell \
+	    2> "$BATS_TEST_TMPDIR/err"; }
+	BG_PIDS+=("$SH_PID")
+	ask begin
+	h=$res
+	ask "set -t $h a col new-a"
+	ask "set -t $h b col new-b"
+	echo "commit -t $h" >&"${SH[1]}"
+	# Paused with its locks written: its owner lives, readers wait.
+	wait_for_live_lock a col "$SH_PID"
+	kill -9 "$SH_PID"
+	{ wait "$SH_PID"; } 2> /dev/null || true
+	PERC_LOCK_TIMEOUT=1 run -0 perc get a col
+	assert_output old-a
+	PERC_LOCK_TIMEOUT=1 run -0 perc get b col
+	assert_output old-b
+}

@@ -6,6 +6,9 @@
  *   bench lat N CMD [ARG]...      median wall ms of N runs of CMD
  *   bench perc DIR N              libperc 2-cell transfers per second
  *   bench raw DIR N SYNC          the same protocol straight on LevelDB
+ *   bench reads DIR N             libperc point reads (fresh snapshots)
+ *                                 per second, of 1000 cells
+ *   bench rawreads DIR N          leveldb_get per second, of 1000 keys
  *   bench load DIR CELLS          fill DIR with CELLS cells, 1000 a txn,
  *                                 then let compaction finish
  *   bench open DIR N              median ms to open and close the store
@@ -69,7 +72,7 @@ perc_transfers(const char *dir, int n)
 	perc_set(&ts, db, b("b"), b("bal"), b("0"));
 	start = now_ms();
 	for (i = 0; i < n; i++) {
-		if (perc_txn_begin(&txn, db) < 0 ||
+		if (perc_txn_begin_local(&txn, db) < 0 ||
 		    perc_txn_get(&va, txn, b("a"), b("bal"), 0) < 0 ||
 		    perc_txn_get(&vb, txn, b("b"), b("bal"), 0) < 0)
 			die("read");
@@ -164,6 +167,76 @@ raw_transfers(const char *dir, int n, int sync)
 	return 0;
 }
 
+#define READ_CELLS 1000
+
+/* Point reads of READ_CELLS cells in turn, each a fresh snapshot. */
+static int
+perc_reads(const char *dir, int n)
+{
+	perc_buf v = PERC_BUF_INIT;
+	perc_txn *txn;
+	perc_db *db;
+	perc_ts ts;
+	char row[32];
+	double start;
+	int i;
+
+	if (perc_db_open(&db, dir) < 0 || perc_db_hold(db) < 0 ||
+	    perc_txn_begin_local(&txn, db) < 0)
+		die("open");
+	for (i = 0; i < READ_CELLS; i++) {
+		snprintf(row, sizeof(row), "row%06d", i);
+		if (perc_txn_set(txn, b(row), b("c"), b("a value")) < 0)
+			die("set");
+	}
+	if (perc_txn_commit(&ts, txn) < 0)
+		die("commit");
+	perc_txn_free(txn);
+	start = now_ms();
+	for (i = 0; i < n; i++) {
+		snprintf(row, sizeof(row), "row%06d", i % READ_CELLS);
+		if (perc_snapshot_get(&v, db, 0, b(row), b("c")) < 0)
+			die("get");
+	}
+	printf("%.0f\n", n / ((now_ms() - start) / 1e3));
+	perc_buf_dispose(&v);
+	perc_db_close(db);
+	return 0;
+}
+
+/* The same reads straight on LevelDB: one get of a key each. */
+static int
+raw_reads(const char *dir, int n)
+{
+	leveldb_options_t *o = leveldb_options_create();
+	leveldb_readoptions_t *r = leveldb_readoptions_create();
+	leveldb_writeoptions_t *w = leveldb_writeoptions_create();
+	char *err = NULL, key[32];
+	double start;
+	size_t len;
+	leveldb_t *db;
+	int i;
+
+	leveldb_options_set_create_if_missing(o, 1);
+	if ((db = leveldb_open(o, dir, &err)) == NULL)
+		return fprintf(stderr, "bench: %s\n", err), 1;
+	for (i = 0; i < READ_CELLS; i++) {
+		snprintf(key, sizeof(key), "row%06d:c", i);
+		leveldb_put(db, w, key, strlen(key), "a value", 7, &err);
+	}
+	start = now_ms();
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "row%06d:c", i % READ_CELLS);
+		free(leveldb_get(db, r, key, strlen(key), &len, &err));
+	}
+	printf("%.0f\n", n / ((now_ms() - start) / 1e3));
+	leveldb_close(db);
+	leveldb_writeoptions_destroy(w);
+	leveldb_readoptions_destroy(r);
+	leveldb_options_destroy(o);
+	return 0;
+}
+
 /*
  * Let LevelDB finish the compactions a bulk load leaves owing, so the
  * reads measured next see the store in its steady state instead of each
@@ -250,12 +323,17 @@ main(int argc, char **argv)
 		return perc_transfers(argv[2], atoi(argv[3]));
 	if (argc == 5 && strcmp(argv[1], "raw") == 0)
 		return raw_transfers(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && strcmp(argv[1], "reads") == 0)
+		return perc_reads(argv[2], atoi(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "rawreads") == 0)
+		return raw_reads(argv[2], atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "load") == 0)
 		return load(argv[2], atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "open") == 0)
 		return open_time(argv[2], atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "settle") == 0)
 		return settle(argv[2]);
-	fprintf(stderr, "usage: bench lat|perc|raw|load|open|settle ...\n");
+	fprintf(stderr, "usage: bench lat|perc|raw|reads|rawreads|load|open|"
+	    "settle ...\n");
 	return 2;
 }

@@ -120,7 +120,7 @@ lib_run(void *state, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (perc_txn_begin(&txn, s->db) < 0 ||
+		if (perc_txn_begin_local(&txn, s->db) < 0 ||
 		    perc_txn_get(&va, txn, b(s->a), b("bal"), 0) < 0 ||
 		    perc_txn_get(&vb, txn, b(s->b), b("bal"), 0) < 0)
 			die("read");

@@ -1,5 +1,6 @@
 /* tests/unit/test_journal.c - journals: round trip, damage, concurrency */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "codec.h"
 #include "journal.h"
 #include "unit.h"
@@ -184,8 +186,8 @@ test_token(const char *dir)
 
 	make_txn_dir(dir);
 	CHECK(journal_create(&j, dir, 31) == 0);
-	CHECK(!journal_owner_alive(dir, 31));
-	CHECK(!journal_owner_alive(dir, 32));
+	CHECK(!journal_owner_alive(dir, 31, 0, 0));
+	CHECK(!journal_owner_alive(dir, 32, 0, 0));
 	CHECK(pipe(fds) == 0);
 	if ((pid = fork()) == 0) {
 		/* Its own open file: a shared one would share the flock. */
@@ -200,12 +202,85 @@ test_token(const char *dir)
 	}
 	close(fds[1]);          /* a child that fails cannot hang the test */
 	CHECK(read(fds[0], &c, 1) == 1);
-	CHECK(journal_owner_alive(dir, 31));
+	CHECK(journal_owner_alive(dir, 31, 0, 0));
 	kill(pid, 9);
 	waitpid(pid, &status, 0);
-	CHECK(!journal_owner_alive(dir, 31));
+	CHECK(!journal_owner_alive(dir, 31, 0, 0));
 	close(fds[0]);
 	journal_close(&j);
+}
+
+/*
+ * A local journal: its writes in memory, no file; its process's owner
+ * file is its token and shows gc the oldest open start, until it ends.
+ */
+static void
+test_local(const char *dir)
+{
+	int to_child[2], to_parent[2], status;
+	char path[4200], c;
+	perc_ts oldest;
+	pid_t pid;
+
+	make_txn_dir(dir);
+	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
+	if ((pid = fork()) == 0) {
+		struct owner o;
+		struct journal j, k;
+		struct writeset ws;
+		struct stat st;
+
+		close(to_child[1]);
+		owner_init(&o);
+		if (owner_register(&o, dir) != 0 ||
+		    journal_create_local(&j, dir, 41, &o) != 0 ||
+		    journal_create_local(&k, dir, 43, &o) != 0 ||
+		    append(&j, OP_PUT, "r", "c", "v1") != 0 ||
+		    append(&j, OP_PUT, "r", "c", "v2") != 0 ||
+		    journal_load(&ws, &j) != 0 || ws.n != 1 ||
+		    strcmp(ws.w[0].value.data, "v2") != 0 ||
+		    stat(j.path, &st) == 0 ||           /* no file */
+		    write(to_parent[1], "a", 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		writeset_dispose(&ws);
+		if (journal_finish(&j) != 0 ||
+		    append(&j, OP_PUT, "r", "c", "v3") != PERC_ENOTXN ||
+		    write(to_parent[1], "b", 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		journal_close(&j);
+		journal_close(&k);      /* freed unfinished: no longer open */
+		if (write(to_parent[1], "c", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	CHECK(read(to_parent[0], &c, 1) == 1 && c == 'a');
+	CHECK(journal_owner_alive(dir, 41, (uint32_t)pid,
+	    (uint64_t)clock_wall_ms()));
+	/* The same pid, stamped long before it registered: not this one. */
+	CHECK(!journal_owner_alive(dir, 41, (uint32_t)pid, 1));
+	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == 41);
+	CHECK(write(to_child[1], "f", 1) == 1);
+	CHECK(read(to_parent[0], &c, 1) == 1 && c == 'b');
+	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == 43);
+	CHECK(write(to_child[1], "g", 1) == 1);
+	CHECK(read(to_parent[0], &c, 1) == 1 && c == 'c');
+	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == UINT64_MAX);
+	kill(pid, 9);
+	waitpid(pid, &status, 0);
+	CHECK(!journal_owner_alive(dir, 41, (uint32_t)pid,
+	    (uint64_t)clock_wall_ms()));
+	/* gc's look at the owners removes a dead one's file. */
+	snprintf(path, sizeof(path), "%s/txn/p%ld", dir, (long)pid);
+	CHECK(access(path, F_OK) == 0);
+	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == UINT64_MAX);
+	CHECK(access(path, F_OK) != 0);
+	close(to_child[1]);
+	close(to_parent[0]);
 }
 
 const struct unit_test journal_tests[] = {
@@ -218,5 +293,7 @@ const struct unit_test journal_tests[] = {
 	    test_concurrent_appends },
 	{ "journal: the token is held by a live owner, freed by kill -9",
 	    test_token },
+	{ "journal: a local one is memory, shown open by its owner file",
+	    test_local },
 	{ NULL, NULL }
 };

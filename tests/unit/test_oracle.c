@@ -14,26 +14,44 @@
 
 #define FOREVER (INT64_MAX / 2)
 
+/* A timestamp as a new process takes it, with an oracle of its own. */
+static int
+next_ts(perc_ts *out, const char *dir, uint64_t n, int64_t deadline_ms)
+{
+	struct oracle o;
+	int rc;
+
+	oracle_init(&o, dir);
+	rc = oracle_next(out, &o, n, deadline_ms);
+	oracle_dispose(&o);
+	return rc;
+}
+
 static void
 test_increasing(const char *dir)
 {
+	struct oracle kept;
 	perc_ts a = 0, b = 0;
 	int i;
 
 	CHECK(oracle_create(dir) == 0);
-	CHECK(oracle_next(&a, dir, 1, FOREVER) == 0);
+	CHECK(next_ts(&a, dir, 1, FOREVER) == 0);
 	/* Hybrid (timestamp.h): the clock's part is now, give or take. */
 	CHECK(ts_wall_ms(a) >= clock_wall_ms() - 1000 &&
 	    ts_wall_ms(a) <= clock_wall_ms());
+	/* One process's oracle, kept open, and new ones in between. */
+	oracle_init(&kept, dir);
 	for (i = 0; i < 1000; i++) {
-		CHECK(oracle_next(&b, dir, 1 + i % 5, FOREVER) == 0);
+		CHECK((i % 3 ? oracle_next(&b, &kept, 1 + i % 5, FOREVER) :
+		    next_ts(&b, dir, 1 + i % 5, FOREVER)) == 0);
 		CHECK(b > a);
 		a = b + i % 5;
 	}
-	CHECK(oracle_next(&b, dir, 0, FOREVER) == PERC_EUSAGE);
+	oracle_dispose(&kept);
+	CHECK(next_ts(&b, dir, 0, FOREVER) == PERC_EUSAGE);
 	/* A range larger than the reserve moves the ceiling with it. */
-	CHECK(oracle_next(&a, dir, 3000000, FOREVER) == 0);
-	CHECK(oracle_next(&b, dir, 1, FOREVER) == 0 && b >= a + 3000000);
+	CHECK(next_ts(&a, dir, 3000000, FOREVER) == 0);
+	CHECK(next_ts(&b, dir, 1, FOREVER) == 0 && b >= a + 3000000);
 }
 
 /* Four processes take 500 timestamps each: 2000 distinct values. */
@@ -49,7 +67,7 @@ test_processes(const char *dir)
 		if (fork() == 0) {
 			close(fds[0]);
 			for (i = 0; i < 500; i++)
-				if (oracle_next(&t, dir, 1, FOREVER) != 0 ||
+				if (next_ts(&t, dir, 1, FOREVER) != 0 ||
 				    write(fds[1], &t, sizeof(t)) != sizeof(t))
 					_exit(1);
 			_exit(0);
@@ -92,19 +110,19 @@ test_machine_crash(const char *dir)
 	perc_ts a, b;
 
 	CHECK(oracle_create(dir) == 0);
-	CHECK(oracle_next(&a, dir, 10, FOREVER) == 0);
+	CHECK(next_ts(&a, dir, 10, FOREVER) == 0);
 	clobber(dir, "oracle.lock", 8, "00000000-0000-0000-0000-000000000000");
-	CHECK(oracle_next(&b, dir, 1, FOREVER) == 0);
+	CHECK(next_ts(&b, dir, 1, FOREVER) == 0);
 	CHECK(b > a + 9);
 	clobber(dir, "oracle.lock", 0, "garbage!");
-	CHECK(oracle_next(&a, dir, 1, FOREVER) == 0);
+	CHECK(next_ts(&a, dir, 1, FOREVER) == 0);
 	CHECK(a > b);
 	/*
 	 * A process crash leaves the hot state intact: no jump beyond the
 	 * clock's, which a batch run ahead of the clock shows.
 	 */
-	CHECK(oracle_next(&a, dir, 8000000, FOREVER) == 0);
-	CHECK(oracle_next(&b, dir, 1, FOREVER) == 0);
+	CHECK(next_ts(&a, dir, 8000000, FOREVER) == 0);
+	CHECK(next_ts(&b, dir, 1, FOREVER) == 0);
 	CHECK(b == a + 8000000);
 }
 
@@ -117,7 +135,7 @@ test_machine_crash(const char *dir)
 static void
 test_last(const char *dir)
 {
-	unsigned char rec[8 + 36 + 8 + 4];
+	unsigned char rec[8 + 36 + 8 + 8 + 4];
 	char path[4200];
 	perc_ts a, b, t;
 	int fd;
@@ -125,7 +143,7 @@ test_last(const char *dir)
 	CHECK(oracle_create(dir) == 0);
 	CHECK(oracle_last(&t, dir, FOREVER) == 0);
 	CHECK(t == 1);
-	CHECK(oracle_next(&a, dir, 5, FOREVER) == 0);
+	CHECK(next_ts(&a, dir, 5, FOREVER) == 0);
 	CHECK(oracle_last(&t, dir, FOREVER) == 0);
 	CHECK(t == a + 4);
 	snprintf(path, sizeof(path), "%s/oracle.lock", dir);
@@ -140,7 +158,7 @@ test_last(const char *dir)
 	CHECK(t == a + 4);
 	clobber(dir, "oracle.lock", 0, "garbage!");
 	CHECK(oracle_last(&t, dir, FOREVER) == 0);
-	CHECK(oracle_next(&b, dir, 1, FOREVER) == 0);
+	CHECK(next_ts(&b, dir, 1, FOREVER) == 0);
 	CHECK(t >= a + 4 && t < b);
 }
 
@@ -151,7 +169,7 @@ test_damaged_ceiling(const char *dir)
 
 	CHECK(oracle_create(dir) == 0);
 	clobber(dir, "oracle", 9, "xx");
-	CHECK(oracle_next(&a, dir, 1, FOREVER) == PERC_EIO);
+	CHECK(next_ts(&a, dir, 1, FOREVER) == PERC_EIO);
 }
 
 const struct unit_test oracle_tests[] = {

@@ -1,0 +1,29 @@
+/*
+ * lib/owner.h - a process's token for the transactions it keeps in
+ * memory (perc_txn_begin_local): one file for all of them, not one each
+ */
+#ifndef OWNER_H
+#define OWNER_H
+
+#include <stdint.h>
+
+#include "perc.h"
+
+struct owner {
+	int      fd;        /* DIR/txn/pPID, flocked while open; else -1 */
+	char    *path;
+	perc_ts *open;      /* its open transactions' starts, ascending */
+	size_t   n, cap;
+	perc_ts  shown;     /* the oldest as the file says it */
+	uint64_t registered_ms; /* wall time the file gives, less a slack */
+};
+
+void owner_init(struct owner *o);
+int  owner_register(struct owner *o, const char *dir);
+void owner_close(struct owner *o);
+int  owner_add(struct owner *o, perc_ts start_ts);
+void owner_remove(struct owner *o, perc_ts start_ts);
+
+int  owner_alive(const char *dir, uint32_t pid, uint64_t wall_ms);
+perc_ts owner_oldest(const char *path);
+#endif
