@@ -35,6 +35,7 @@ struct ldb_store {
 	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
+	int64_t                 asked_ms; /* ldb_waited_for's last look */
 };
 
 /*
