@@ -85,10 +85,11 @@ write_all(int fd, const void *data, size_t len)
  * finished one (committing it again finds its commit): no acknowledged
  * commit depends on a journal, only on the store's commit point.
  */
-int
-journal_create(struct journal *j, const char *dir, perc_ts start_ts)
+/* Name the new journal of transaction start_ts, and make its header. */
+static int
+journal_new(struct journal *j, unsigned char head[HEADER_SIZE],
+    const char *dir, perc_ts start_ts)
 {
-	unsigned char head[HEADER_SIZE];
 	char handle[24];
 	int rc;
 
@@ -96,6 +97,20 @@ journal_create(struct journal *j, const char *dir, perc_ts start_ts)
 	if ((rc = journal_path(j, dir, handle)) < 0)
 		return rc;
 	j->start_ts = start_ts;
+	memcpy(head, JOURNAL_MAGIC, 8);
+	codec_put_u64(head + 8, start_ts);
+	codec_put_u32(head + 16, codec_crc32(0, head, 16));
+	return 0;
+}
+
+int
+journal_create(struct journal *j, const char *dir, perc_ts start_ts)
+{
+	unsigned char head[HEADER_SIZE];
+	int rc;
+
+	if ((rc = journal_new(j, head, dir, start_ts)) < 0)
+		return rc;
 	j->fd = open(j->path, O_RDWR | O_CREAT | O_EXCL | O_APPEND |
 	    O_CLOEXEC, 0644);
 	if (j->fd < 0 && errno == ENOENT)
@@ -103,9 +118,6 @@ journal_create(struct journal *j, const char *dir, perc_ts start_ts)
 		    "'%s': %s", j->path, strerror(errno));
 	if (j->fd < 0)
 		return disk_write_error(j->path, "cannot create the journal");
-	memcpy(head, JOURNAL_MAGIC, 8);
-	codec_put_u64(head + 8, start_ts);
-	codec_put_u32(head + 16, codec_crc32(0, head, 16));
 	if (write_all(j->fd, head, sizeof(head)) < 0) {
 		rc = disk_write_error(j->path, "cannot write the journal");
 		unlink(j->path);
@@ -120,17 +132,10 @@ journal_create_local(struct journal *j, const char *dir, perc_ts start_ts,
     struct owner *owner)
 {
 	unsigned char head[HEADER_SIZE];
-	char handle[24];
 	int rc;
 
-	snprintf(handle, sizeof(handle), "%" PRIu64, start_ts);
-	if ((rc = journal_path(j, dir, handle)) < 0)
-		return rc;
-	j->start_ts = start_ts;
-	memcpy(head, JOURNAL_MAGIC, 8);
-	codec_put_u64(head + 8, start_ts);
-	codec_put_u32(head + 16, codec_crc32(0, head, 16));
-	if ((rc = buf_add(&j->mem, head, sizeof(head))) < 0 ||
+	if ((rc = journal_new(j, head, dir, start_ts)) < 0 ||
+	    (rc = buf_add(&j->mem, head, sizeof(head))) < 0 ||
 	    (rc = owner_add(owner, start_ts)) < 0)
 		return rc;
 	j->local = owner;
