@@ -93,20 +93,19 @@ group_end(perc_txn *txn, struct group *g, int rc)
  */
 #define LARGE_TXN_CELLS 4096
 
-static int keep_lease(int64_t *renewed, perc_txn *txn);
+static int renew_lease(int64_t *renewed, perc_txn *txn);
 
 /*
  * The LevelDB store is one process's at a time: a commit that has held
  * it for YIELD_MS lets the others in between two of its steps, its
  * group written out first.  Its locks stay: what the others do
  * meanwhile meets them as any live transaction's, and its heartbeat
- * keeps them from looking expired.  Before it lets go, the heartbeat
- * is at most a sixth of the TTL old, and the pause (the store's upkeep,
- * then letting the waiting processes go first) may take a third more:
- * the others find its primary's wall time well inside the TTL (none is
- * needed once the primary is committed: renewed NULL).  Getting the
- * store back may wait for those others longer than a command would:
- * the commit is under way.
+ * keeps them from looking expired: it beats last thing before the
+ * commit lets go, after the store's upkeep (the pause, which may take
+ * a third of the TTL, and longer on a slow disk), so the others find
+ * its primary's wall time fresh (none is needed once the primary is
+ * committed: renewed NULL).  Getting the store back may wait for those
+ * others longer than a command would: the commit is under way.
  */
 #define YIELD_MS      100
 #define YIELD_PAUSE_US 5000
@@ -123,9 +122,9 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since,
 		return 0;       /* (a store no one waits for has no pause) */
 	if (g->on && (rc = s->ops->group(s, 0)) < 0)
 		return rc;
-	if (renewed != NULL && (rc = keep_lease(renewed, txn)) < 0)
-		return rc;
 	s->ops->pause(s, clock_deadline(db->ttl_ms / 3));
+	if (renewed != NULL && (rc = renew_lease(renewed, txn)) < 0)
+		return rc;
 	s->ops->release(s);     /* held or not: a pause */
 	/* A waiter polls every 2 ms at most (clock_flock): its turn. */
 	usleep(YIELD_PAUSE_US);
@@ -273,17 +272,22 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
  * lease is renewed, as the paper's workers keep their Chubby lock.
  */
 static int
-keep_lease(int64_t *renewed, perc_txn *txn)
+renew_lease(int64_t *renewed, perc_txn *txn)
 {
 	struct store *s = txn->db->store;
-	int64_t now = clock_mono_ms();
 
-	if (now - *renewed < (int64_t)txn->db->ttl_ms / 6)
-		return 0;
-	*renewed = now;
+	*renewed = clock_mono_ms();
 	return s->ops->lease_keep(s, row_of(nth(&txn->writes, 0)),
 	    col_of(nth(&txn->writes, 0)), txn->journal.start_ts,
 	    txn->db->ttl_ms);
+}
+
+static int
+keep_lease(int64_t *renewed, perc_txn *txn)
+{
+	if (clock_mono_ms() - *renewed < (int64_t)txn->db->ttl_ms / 6)
+		return 0;
+	return renew_lease(renewed, txn);
 }
 
 /*

@@ -74,6 +74,11 @@ failpoint(perc_db *db, const char *name)
 	secs = strtod(fp + n + 7, NULL);
 	if (!(secs > 0))
 		return 0;
+	/* Let go as a commit between its batches does (commit.c): the
+	   store's pause, not the upkeep of a writer that is done. */
+	if (db->store->ops->pause != NULL)
+		db->store->ops->pause(db->store,
+		    clock_deadline(db->timeout_ms));
 	db->store->ops->release(db->store);
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);

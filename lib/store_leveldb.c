@@ -101,6 +101,7 @@ ldb_dispose(struct ldb_store *s)
 	}
 	perc_buf_dispose(&s->lo);
 	perc_buf_dispose(&s->hi);
+	perc_buf_dispose(&s->cuts);
 	free(s->path);
 	free(s->lockpath);
 	free(s->cleanpath);
@@ -154,6 +155,10 @@ done:
  */
 #define CLEAN_TAIL 4096
 
+/* A small writer's write buffer, and the most of a log it leaves: see
+   ldb_settle, and STORE_BIG_BUFFER for a longer one. */
+#define FLUSH_BYTES ((uint64_t)64 << 10)
+
 static int
 log_identity(const struct ldb_store *s, char *out, size_t size)
 {
@@ -195,13 +200,15 @@ log_identity(const struct ldb_store *s, char *out, size_t size)
 	return 0;
 }
 
+/* Does the marker vouch for the log?  Then *log_bytes: its size. */
 static int
-marker_matches(const struct ldb_store *s)
+marker_matches(const struct ldb_store *s, uint64_t *log_bytes)
 {
 	char want[320], have[320];
 	ssize_t n;
 	int fd;
 
+	*log_bytes = 0;
 	if ((fd = open(s->cleanpath, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, have, sizeof(have) - 1);
@@ -209,7 +216,10 @@ marker_matches(const struct ldb_store *s)
 	if (n <= 0 || log_identity(s, want, sizeof(want)) != 0)
 		return 0;
 	have[n] = '\0';
-	return strcmp(have, want) == 0;
+	if (strcmp(have, want) != 0)
+		return 0;
+	(void)sscanf(want, "%*s %" SCNu64, log_bytes);
+	return 1;
 }
 
 /* No fsync: a marker a cut tears or loses only costs an open a table. */
@@ -332,16 +342,20 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	/* A disk found full is tried again after a second. */
 	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
 		s->base.read_only = 0;
-	s->clean = marker_matches(s);
+	/* Not clean, LevelDB makes the log tables, and starts a new one. */
+	s->clean = marker_matches(s, &s->log_bytes);
 	if (!s->paused) {       /* see ldb_settle */
 		s->written = 0;
 		buf_reset(&s->lo);
 		buf_reset(&s->hi);
+		buf_reset(&s->cuts);
+		s->cut_at = 0;
 	}
 	s->wrote = s->base.failed = s->paused = 0;
 	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
 	    (s->base.read_only ? STORE_READ_ONLY : 0) |
-	    (s->base.bulk ? STORE_BULK : 0) |
+	    (s->base.bulk || s->log_bytes > FLUSH_BYTES ?
+	    STORE_BIG_BUFFER : 0) |
 	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
@@ -411,12 +425,14 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  * processes never get to compact.  So, as git gc --auto does, the
  * process that made the debt pays it:
  *
- *  - after FLUSH_BYTES written (the write buffer of a small writer),
- *    its memtable is made a table, so that the next open replays an
- *    empty log, not megabytes of it (a large perc_load batch writes
- *    with a write buffer of 8 MB: see store_open.cc); what a process
- *    wrote before it paused (ldb_pause) counts with what it writes
- *    after, as it stays in the memtable;
+ *  - when the log holds FLUSH_BYTES or more, what this process
+ *    replayed from it when it opened the store and what it wrote
+ *    since, its memtable is made a table, so that the next open
+ *    replays an empty log, not megabytes of it (LevelDB itself would
+ *    do so only at 8 MB: see store_open.cc); but a small writer that
+ *    others wait for leaves a log mostly written by others (a big
+ *    commit that paused) to them: replaying it costs each open some
+ *    milliseconds, making it a table costs the waiters hundreds;
  *  - after RANGE_BYTES written, it compacts the range of keys it wrote
  *    down to where nothing is below it: a bulk load's locks, put by
  *    its prewrites and deleted by its commits, would otherwise stay
@@ -446,38 +462,98 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  * store.clean then vouches for the new, empty log.  With simulated
  * power cuts the background work is held, and nothing is waited for.
  */
-#define FLUSH_BYTES  ((uint64_t)64 << 10)
 #define RANGE_BYTES  ((uint64_t)4 << 20)
 #define SETTLE_BYTES ((uint64_t)256 << 10)
 #define SETTLE_MS    1000
+#define SLICE_BYTES  ((uint64_t)8 << 20)
+#define RESUME_MS    2000
 #define FILES_SLACK  64
 #define FILES_PER_MB 2
 
-/* What the memtable holds, which the next open replays from the log. */
-static uint64_t
-memtable_bytes(struct ldb_store *s)
+/* Make the memtable a table: LevelDB starts a new, empty log. */
+static void
+flush_memtable(struct ldb_store *s)
 {
-	char *v = leveldb_property_value(s->db,
-	    "leveldb.approximate-memory-usage");
-	uint64_t n = v != NULL ? strtoull(v, NULL, 10) : 0;
-
-	leveldb_free(v);
-	return n;
+	leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* no key's */
+	s->log_bytes = 0;
 }
 
-/* Wait until LevelDB owes no compaction (all), or only while level 0
-   is at its slowdown mark; 1 if the table files are too many. */
+/*
+ * Wait until LevelDB owes no compaction (all), or only while level 0
+ * is at its slowdown mark; with yield, no longer than no one waits for
+ * the store.  1 if the table files are too many.
+ */
 static int
-settle_wait(struct ldb_store *s, int all, int64_t deadline)
+settle_wait(struct ldb_store *s, int all, int yield, int64_t deadline)
 {
 	unsigned delay = 1000;
 	int l0, files;
 	double mb;
 
 	while (compaction_owed(s->db, &l0, &files, &mb) && (all || l0 >= 8) &&
+	    !(yield && others_want_store(s->lockfd)) &&
 	    clock_backoff(&delay, 20000, deadline) == 0)
 		;
 	return files > FILES_SLACK + FILES_PER_MB * mb;
+}
+
+/*
+ * Between two slices of a release's compaction: close the store and
+ * let the processes that wait for it go first (lock_store), then take
+ * it back, for at most RESUME_MS.  -1: not back, the store closed.
+ */
+static int
+hand_over(struct ldb_store *s)
+{
+	store_close_tuned(s->db, s->env, 0);
+	s->db = NULL;
+	s->env = NULL;
+	marker_write(s);
+	s->paused = 1;          /* keeps the range and its cuts */
+	s->pause_until = clock_deadline(HANDOFF_MS);
+	flock(s->lockfd, LOCK_UN);
+	if (ldb_acquire(&s->base, clock_deadline(RESUME_MS)) < 0)
+		return -1;      /* the rest is LevelDB's, in later processes */
+	s->wrote = 1;           /* compactions make a new log: a new marker */
+	return 0;
+}
+
+static int
+cut_cmp(const void *a, const void *b)
+{
+	return bytes_cmp(*(const perc_bytes *)a, *(const perc_bytes *)b);
+}
+
+/*
+ * Compact the range written, lo to hi, down to where nothing is below
+ * it: a slice between two of its cuts at a time, in key order, handing
+ * the store over between two slices to whoever waits for it.  A whole
+ * range a big writer wrote takes seconds, which no waiter may be kept
+ * out for; a slice, some SLICE_BYTES of writes, a tenth of one.
+ */
+static void
+compact_written(struct ldb_store *s)
+{
+	perc_bytes from = buf_bytes(&s->lo), to, *cut;
+	size_t n = 0, i, len, at;
+
+	cut = malloc((s->cuts.len / sizeof(size_t) + 1) * sizeof(*cut));
+	for (at = 0; cut != NULL && at < s->cuts.len; at += len) {
+		memcpy(&len, s->cuts.data + at, sizeof(len));
+		at += sizeof(len);
+		cut[n++] = bytes_of(s->cuts.data + at, len);
+	}
+	qsort(cut, n, sizeof(*cut), cut_cmp);   /* none: one slice */
+	for (i = 0; i <= n; i++) {
+		to = i < n ? cut[i] : buf_bytes(&s->hi);
+		leveldb_compact_range(s->db, from.data, from.len, to.data,
+		    to.len);          /* the memtable first */
+		s->log_bytes = 0;
+		from = to;
+		if (i < n && others_want_store(s->lockfd) && hand_over(s) < 0)
+			break;
+	}
+	free(cut);
 }
 
 static void
@@ -487,11 +563,11 @@ ldb_settle(struct ldb_store *s)
 	    failpoint_cuts_power())
 		return;
 	if (s->written >= RANGE_BYTES)
-		leveldb_compact_range(s->db, s->lo.data, s->lo.len, s->hi.data,
-		    s->hi.len);
-	else if (s->written >= FLUSH_BYTES)  /* a range with no key: */
-		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* memtable */
-	if (settle_wait(s, s->written >= SETTLE_BYTES,
+		compact_written(s);
+	else if (s->log_bytes >= FLUSH_BYTES && (s->written >= FLUSH_BYTES ||
+	    !others_want_store(s->lockfd)))
+		flush_memtable(s);
+	if (s->db != NULL && settle_wait(s, s->written >= SETTLE_BYTES, 1,
 	    clock_deadline(SETTLE_MS)))
 		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
 }
@@ -522,9 +598,9 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
-	if (memtable_bytes(s) >= PAUSE_FLUSH_BYTES)
-		leveldb_compact_range(s->db, "\xff", 1, "\xff", 1);
-	settle_wait(s, 0, deadline_ms < settle ? deadline_ms : settle);
+	if (s->log_bytes >= PAUSE_FLUSH_BYTES)
+		flush_memtable(s);
+	settle_wait(s, 0, 0, deadline_ms < settle ? deadline_ms : settle);
 }
 
 /* Close LevelDB and let the next process in. */
@@ -539,9 +615,9 @@ ldb_release(struct store *base)
 		s->group = NULL;
 		s->grouped = 0;
 	}
+	if (s->db != NULL && !s->paused)
+		ldb_settle(s);  /* which may hand the store over, and lose it */
 	if (s->db != NULL) {
-		if (!s->paused)
-			ldb_settle(s);
 		store_close_tuned(s->db, s->env, s->base.read_only);
 		s->db = NULL;
 		s->env = NULL;
@@ -583,6 +659,13 @@ range_add(struct ldb_store *s, const char *k, size_t klen)
 		(void)buf_set(&s->lo, k, klen);
 	if (bytes_cmp(key, buf_bytes(&s->hi)) > 0)
 		(void)buf_set(&s->hi, k, klen);
+	if (s->cut_next) {
+		s->cut_next = 0;
+		s->cut_at = s->written + SLICE_BYTES;
+		if (buf_add(&s->cuts, &klen, sizeof(klen)) == 0 &&
+		    buf_add(&s->cuts, k, klen) < 0)
+			s->cuts.len -= sizeof(klen);
+	}
 }
 
 static void
@@ -613,6 +696,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 	size_t size = store_batch_size(batch);
 	char *err = NULL;
 
+	s->cut_next = s->written >= s->cut_at;
 	leveldb_writebatch_iterate(batch, s, range_put, range_del);
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
@@ -626,6 +710,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 	}
 	s->wrote = 1;
 	s->written += size;
+	s->log_bytes += size;
 	return 0;
 }
 

@@ -27,7 +27,15 @@ struct ldb_store {
 	int                     clean;    /* opened on a log it vouched for */
 	int                     wrote;    /* a write went in this session */
 	uint64_t                written;  /* bytes of batches it wrote */
+	uint64_t                log_bytes; /* in the log the next open
+	                                      replays: what this open
+	                                      replayed, and wrote since */
 	perc_buf                lo, hi;   /* the keys it wrote lie within */
+	perc_buf                cuts;     /* a key written every SLICE_BYTES,
+	                                     each after its length (size_t):
+	                                     the slices compacted in turn */
+	uint64_t                cut_at;   /* written at which the next is */
+	int                     cut_next; /* range_add takes the next key */
 	int                     paused;   /* ldb_pause: settled already */
 	int64_t                 pause_until; /* and the pause's deadline */
 	int64_t                 full_at_ms; /* when an open found the disk full */
@@ -46,7 +54,7 @@ struct ldb_store {
 #define STORE_REUSE_LOGS    2u
 #define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
 #define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
-#define STORE_BULK          16u /* a bulk writer's larger write buffer */
+#define STORE_BIG_BUFFER    16u /* a write buffer of 8 MB, not 64 KB */
 leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
 void store_close_tuned(leveldb_t *db, void *env, int read_only);

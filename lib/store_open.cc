@@ -73,9 +73,15 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	 * hundreds of small ones (keys loaded in order go straight to
 	 * level 2, where LevelDB never merges them): it makes its last
 	 * memtable a table before it closes (store_leveldb.c), so the next
-	 * open still replays an empty log.
+	 * open still replays an empty log.  And a process that opens the
+	 * store between a big writer's batches replays the writer's log
+	 * of up to some MB: LevelDB turns a log it replays into a level-0
+	 * table each time the memtable outgrows the write buffer, so with
+	 * 64 KB such a reader wrote dozens of small tables, syncing each,
+	 * while the writer waited, and filled level 0 towards LevelDB's
+	 * write stop.
 	 */
-	if (flags & STORE_BULK)
+	if (flags & STORE_BIG_BUFFER)
 		options.write_buffer_size = (size_t)8 << 20;
 	options.info_log = &silent;
 	/*

@@ -331,6 +331,33 @@ load_input() {
 	assert_output new
 }
 
+@test "a reader in a big commit's pause replays its log and writes no table files" {
+	perc_leveldb_only
+	# 18,000 cells, 1.2 MB: a bulk load (over 1 MiB, perc(1)), whose
+	# prewrites leave a log of some 3 MB (under the 4 MB at which a
+	# pause makes it a table), which its pause keeps.
+	awk 'BEGIN { for (i = 0; i < 18000; i++)
+	    printf "row%07d\tcol\tvalue %048d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
+	PERC_FAILPOINT=after-prewrite:pause=300 perc load \
+	    < "$BATS_TEST_TMPDIR/in" > /dev/null 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	last_locked() { [[ $(perc show row0017999) == *$'\tlock\t'* ]]; }
+	poll 300 last_locked || fail "the load's prewrites never finished"
+	log=$(stat -c %s "$PERC_DIR"/store/*.log)
+	[ "$log" -gt 1000000 ] || fail "the paused load left a log of $log bytes"
+	tables=$(find "$PERC_DIR/store" -name '*.ldb' | wc -l)
+	run -1 perc get other col
+	run -0 perc scan --prefix other
+	now=$(find "$PERC_DIR/store" -name '*.ldb' | wc -l)
+	[ "$now" -eq "$tables" ] ||
+	    fail "readers turned the log into tables: $tables table files, then $now"
+	kill -CONT "$pid"
+	wait "$pid" || fail "perc load exited $?: $(cat "$BATS_TEST_TMPDIR/err")"
+	perc scan > "$BATS_TEST_TMPDIR/out"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+}
+
 @test "loads in small batches or large leave few table files and an empty log" {
 	[ "$PERC_TEST_STORE" = leveldb ] || skip "LevelDB's table files"
 	awk 'BEGIN { for (i = 0; i < 20000; i++)
