@@ -5,7 +5,9 @@
  * after our start, or a live lock, is a conflict; a dead owner's lock
  * is cleaned and we go on); take the commit timestamp only then, which
  * the paper's proof of snapshot isolation needs; commit the primary in
- * one synced batch, the commit point; commit the secondaries.
+ * one synced batch, the commit point; commit the secondaries.  Where
+ * the store writes a whole transaction atomically, a small one takes
+ * one step instead (commit_at_once).
  *
  * Before its first prewrite a commit marks the journal, so the journal
  * of a commit that died on the way is frozen: running commit again
@@ -13,6 +15,7 @@
  * meanwhile, and abort knows there are locks to roll back.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -361,6 +364,49 @@ commit_point(perc_ts *commit_ts, perc_txn *txn)
 	return rc;
 }
 
+/*
+ * A small transaction commits in one step where the store can write it
+ * whole atomically (store_ops.commit_at_once): no locks, one synced
+ * write, where the two steps write each cell twice and the lock twice
+ * more.  Not a commit that an earlier run began, which may have left
+ * locks; nor an observer's, whose ack clears notifications at its
+ * commit point; nor under PERC_FAILPOINT, whose points are the two
+ * steps' (SPEC: they leave locks on purpose); nor one big enough to
+ * keep the store from the others (LARGE_TXN_CELLS, GROUP_BYTES).
+ * PERC_ELOCKED: take the two steps.
+ */
+static int
+commit_at_once(perc_ts *commit_ts, perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	struct store *s = txn->db->store;
+	unsigned *flags;
+	size_t i, bytes = 0;
+	int rc = 0;
+
+	if (s->ops->commit_at_once == NULL || ws->commit_begun ||
+	    ws->n >= LARGE_TXN_CELLS || failpoint_armed())
+		return PERC_ELOCKED;
+	if ((flags = calloc(ws->n, sizeof(*flags))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	for (i = 0; i < ws->n && rc == 0; i++) {
+		const struct write *w = &ws->w[i];
+
+		bytes += w->row.len + w->col.len + w->value.len;
+		if (w->ack || w->op == OP_ACK || bytes > GROUP_BYTES)
+			rc = PERC_ELOCKED;
+		flags[i] = db_is_observed(txn->db, col_of(w)) ?
+		    STORE_NOTIFY : 0;
+	}
+	if (rc == 0 && (rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
+		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+	if (rc == 0)
+		rc = s->ops->commit_at_once(s, ws, flags,
+		    txn->journal.start_ts, *commit_ts);
+	free(flags);
+	return rc;
+}
+
 /* After the token and the store are ours: the protocol itself. */
 static int
 commit_locked(perc_ts *out, perc_txn *txn)
@@ -375,7 +421,17 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	if (!ws->commit_begun && (rc = journal_append(&txn->journal,
 	    JOURNAL_COMMIT_BEGUN, none, none, none, 0)) < 0)
 		return rc;
+	rc = commit_at_once(&commit_ts, txn);
 	txn->writes.commit_begun = 1;   /* for an abort of bulk writes */
+	if (rc == 0)
+		goto done;
+	if (rc == PERC_ECONFLICT || rc == PERC_ETOOOLD) {
+		snprintf(why, sizeof(why), "%s", perc_errmsg());
+		journal_finish(&txn->journal);
+		return error_set(rc, "%s", why);
+	}
+	if (rc != PERC_ELOCKED)
+		return rc;
 	rc = prewrite_all(&commit_ts, &done, txn);
 	if (rc == PERC_ECOMMITTED)
 		goto secondaries;       /* an earlier run got that far */
@@ -395,6 +451,7 @@ commit_locked(perc_ts *out, perc_txn *txn)
 secondaries:
 	if ((rc = commit_secondaries(txn, commit_ts)) < 0)
 		return rc;
+done:
 	*out = commit_ts;
 	return journal_finish(&txn->journal);
 }

@@ -95,6 +95,15 @@ failpoint(perc_db *db, const char *name)
 	return db_acquire(db, clock_deadline(db->timeout_ms));
 }
 
+/* Is a failpoint asked for?  They stop the two steps of a commit. */
+int
+failpoint_armed(void)
+{
+	const char *fp = getenv("PERC_FAILPOINT");
+
+	return fp != NULL && *fp != '\0';
+}
+
 /* Is a power cut asked for?  The store must then be opened to simulate it. */
 int
 failpoint_cuts_power(void)

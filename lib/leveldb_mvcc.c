@@ -19,7 +19,7 @@
 struct cell {
 	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
 	perc_buf            key;     /* scratch */
-	leveldb_iterator_t *it;
+	leveldb_iterator_t *it;      /* the store's reader */
 	perc_bytes          row, col;
 };
 
@@ -30,15 +30,13 @@ cell_open(struct cell *c, struct ldb_store *s, perc_bytes row,
 	memset(c, 0, sizeof(*c));
 	c->row = row;
 	c->col = col;
-	c->it = ldb_iter(s);
+	c->it = ldb_reader(s);
 	return codec_cell_prefix(&c->prefix, REGION_CELL, row, col);
 }
 
 static void
 cell_close(struct cell *c)
 {
-	if (c->it != NULL)
-		leveldb_iter_destroy(c->it);
 	perc_buf_dispose(&c->prefix);
 	perc_buf_dispose(&c->key);
 }
@@ -274,11 +272,12 @@ ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 	w.row = row;
 	w.col = col;
 	w.prefix = buf_bytes(&prefix);
-	w.it = ldb_iter(s);
-	rc = ldb_visible(&w, &v, ts, locked ? blocker : NULL, known);
+	w.it = ldb_reader(s);
+	/* Where the reader's last user left it is no place to walk from. */
+	if ((rc = ldb_walk_seek(&w, KIND_WRITE, ts)) == 0)
+		rc = ldb_visible(&w, &v, ts, locked ? blocker : NULL, known);
 	if (rc == 0)
 		rc = buf_set(out, v.data, v.len);
-	leveldb_iter_destroy(w.it);
 	ldb_walk_dispose(&w);
 done:
 	perc_buf_dispose(&prefix);
@@ -365,12 +364,86 @@ write_conflicts(const struct write *w, const struct write_rec *wr)
 	return 1;
 }
 
+/* prewrite_check: the cell holds this transaction's own lock already. */
+#define OWN_LOCK 1
+
 /*
- * Prewrite w for the transaction whose lock record is lock: check that
- * nobody committed the cell since our start and that no lock is in
- * the way, then write the lock and the data in one batch, and the
- * notify cell of an observed column (STORE_NOTIFY) with them, so that
- * a roll-forward after a crash notifies too.
+ * Check w's cell, c, for transaction start_ts as a prewrite must: that
+ * nobody committed it since our start and that no lock is in the way.
+ * Our own write record decides first: after a crash past the commit
+ * point, newer writes and even a newer lock of others may sit on the
+ * cell.  Then a lock, then newer writes, conflict.  0 when the cell is
+ * free, OWN_LOCK, PERC_ECONFLICT, PERC_ELOCKED with the other lock in
+ * *blocker, or PERC_ECOMMITTED with *committed_at when this very
+ * transaction already committed here.
+ */
+static int
+prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
+    perc_ts start_ts, perc_ts *committed_at, struct lock_rec *blocker)
+{
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
+	struct write_rec wr;
+	perc_ts at;
+	int rc, newer = 0;
+
+	if ((rc = cell_seek(c, KIND_WRITE, UINT64_MAX)) < 0)
+		return rc;
+	for (; cell_at(c, KIND_WRITE, &at, &v) && at >= start_ts;
+	    leveldb_iter_next(c->it)) {
+		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
+			return rc;
+		if (wr.start_ts == start_ts && wr.op == OP_ROLLBACK)
+			return error_conflict(row, col, "this transaction was "
+			    "rolled back by another process");
+		if (wr.start_ts == start_ts) {
+			*committed_at = at;
+			return PERC_ECOMMITTED;
+		}
+		newer |= write_conflicts(w, &wr);
+	}
+	if ((rc = ldb_iter_error(c->it)) < 0)
+		return rc;
+	rc = ldb_get_lock(&s->base, blocker, row, col);
+	if (rc == 0)
+		return blocker->start_ts == start_ts ? OWN_LOCK : PERC_ELOCKED;
+	if (rc != PERC_ENOTFOUND)
+		return rc;
+	if (newer)
+		return error_conflict(row, col, w->ack ? "another observer or "
+		    "writer got there after this one began" : "another "
+		    "transaction committed it after this one began");
+	return 0;
+}
+
+/* Add w's data, at start_ts, to b; and its notify cell (STORE_NOTIFY). */
+static int
+data_put(leveldb_writebatch_t *b, perc_buf *key, const struct write *w,
+    perc_ts start_ts, unsigned flags)
+{
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
+	int rc;
+
+	if (w->op == OP_PUT) {
+		if ((rc = codec_key(key, REGION_CELL, row, col, KIND_DATA,
+		    start_ts)) < 0)
+			return rc;
+		leveldb_writebatch_put(b, key->data, key->len, w->value.data,
+		    w->value.len);
+	}
+	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY)) {
+		if ((rc = codec_key(key, REGION_NOTIFY, row, col, KIND_NOTIFY,
+		    start_ts)) < 0)
+			return rc;
+		leveldb_writebatch_put(b, key->data, key->len, "", 0);
+	}
+	return 0;
+}
+
+/*
+ * Prewrite w for the transaction whose lock record is lock: check the
+ * cell (prewrite_check), then write the lock and the data in one
+ * batch, and the notify cell of an observed column (STORE_NOTIFY) with
+ * them, so that a roll-forward after a crash notifies too.
  *
  * Returns 0 (also when our own lock is already there, for a retried
  * commit), PERC_ECONFLICT, PERC_ELOCKED with the other lock in
@@ -383,81 +456,87 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
     struct lock_rec *blocker)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
 	perc_buf enc = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
-	struct write_rec wr;
 	struct cell c;
-	perc_ts at;
-	int rc, newer = 0;
+	int rc;
 
 	if (lock->start_ts < s->safe_point)
 		return gc_too_old(s->safe_point);
-	/*
-	 * Our own write record decides first: after a crash past the
-	 * commit point, newer writes and even a newer lock of others may
-	 * sit on the cell.  Then a lock, then newer writes, conflict.
-	 */
 	if ((rc = cell_open(&c, s, row, col)) < 0 ||
-	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
+	    (rc = prewrite_check(&c, s, w, lock->start_ts, committed_at,
+	    blocker)) != 0)
 		goto done;
-	for (; cell_at(&c, KIND_WRITE, &at, &v) && at >= lock->start_ts;
-	    leveldb_iter_next(c.it)) {
-		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
-			goto done;
-		if (wr.start_ts == lock->start_ts && wr.op == OP_ROLLBACK) {
-			rc = error_conflict(row, col, "this transaction was rolled "
-			    "back by another process");
-			goto done;
-		}
-		if (wr.start_ts == lock->start_ts) {
-			*committed_at = at;
-			rc = PERC_ECOMMITTED;
-			goto done;
-		}
-		newer |= write_conflicts(w, &wr);
-	}
-	if ((rc = ldb_iter_error(c.it)) < 0)
-		goto done;
-	rc = ldb_get_lock(base, blocker, row, col);
-	if (rc == 0) {
-		rc = blocker->start_ts == lock->start_ts ? 0 : PERC_ELOCKED;
-		goto done;
-	}
-	if (rc != PERC_ENOTFOUND)
-		goto done;
-	if (newer) {
-		rc = error_conflict(row, col, w->ack ? "another observer or writer "
-		    "got there after this one began" : "another transaction "
-		    "committed it after this one began");
-		goto done;
-	}
-
 	b = leveldb_writebatch_create();
 	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
 	    (rc = codec_key(&c.key, REGION_CELL, row, col, KIND_LOCK,
 	    LOCK_TS)) < 0)
 		goto done;
 	leveldb_writebatch_put(b, c.key.data, c.key.len, enc.data, enc.len);
-	if (w->op == OP_PUT) {
-		if ((rc = codec_key(&c.key, REGION_CELL, row, col, KIND_DATA,
-		    lock->start_ts)) < 0)
-			goto done;
-		leveldb_writebatch_put(b, c.key.data, c.key.len,
-		    w->value.data, w->value.len);
-	}
-	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY)) {
-		if ((rc = codec_key(&c.key, REGION_NOTIFY, row, col,
-		    KIND_NOTIFY, lock->start_ts)) < 0)
-			goto done;
-		leveldb_writebatch_put(b, c.key.data, c.key.len, "", 0);
-	}
-	rc = ldb_write(s, b, 0);
+	if ((rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0)
+		rc = ldb_write(s, b, 0);
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);
 	perc_buf_dispose(&enc);
 	cell_close(&c);
+	return rc == OWN_LOCK ? 0 : rc;
+}
+
+/*
+ * store_ops.commit_at_once: the whole transaction start_ts in one
+ * synced batch, which the store's lock and LevelDB's atomic batch make
+ * one step: each cell checked as a prewrite checks it, then its data
+ * and its write record at commit_ts, with no lock ever written (TiKV's
+ * one-phase commit).  Taking commit_ts before the checks is sound here:
+ * no one reads or writes the store between the two.  0, PERC_ECONFLICT,
+ * PERC_ETOOOLD; PERC_ELOCKED when a lock or an earlier try of this
+ * transaction is in the way, which the two-phase commit knows how to
+ * go through; or a failure.  Nothing is written unless it is 0.
+ */
+int
+ldb_commit_at_once(struct store *base, const struct writeset *ws,
+    const unsigned *flags, perc_ts start_ts, perc_ts commit_ts)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	perc_buf enc = PERC_BUF_INIT;
+	struct lock_rec blocker;
+	struct write_rec wr;
+	struct cell c;
+	perc_ts at;
+	size_t i;
+	int rc = 0;
+
+	if (start_ts < s->safe_point)
+		rc = gc_too_old(s->safe_point);
+	memset(&blocker, 0, sizeof(blocker));
+	wr.start_ts = start_ts;
+	for (i = 0; i < ws->n && rc == 0; i++) {
+		const struct write *w = &ws->w[i];
+
+		if ((rc = cell_open(&c, s, buf_bytes(&w->row),
+		    buf_bytes(&w->col))) == 0 &&
+		    (rc = prewrite_check(&c, s, w, start_ts, &at,
+		    &blocker)) == 0 &&
+		    (rc = data_put(b, &c.key, w, start_ts, flags[i])) == 0 &&
+		    (rc = codec_key(&c.key, REGION_CELL, buf_bytes(&w->row),
+		    buf_bytes(&w->col), KIND_WRITE, commit_ts)) == 0) {
+			wr.op = w->op;
+			if ((rc = codec_write_encode(&enc, &wr)) == 0)
+				leveldb_writebatch_put(b, c.key.data,
+				    c.key.len, enc.data, enc.len);
+		}
+		if (rc == OWN_LOCK || rc == PERC_ECOMMITTED)
+			rc = PERC_ELOCKED;
+		cell_close(&c);
+	}
+	if (rc == 0)
+		rc = ldb_write(s, b, 1);
+	leveldb_writebatch_destroy(b);
+	codec_lock_dispose(&blocker);
+	perc_buf_dispose(&enc);
 	return rc;
 }
 

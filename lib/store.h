@@ -34,6 +34,7 @@ struct lock_fate {
 };
 
 struct write;                   /* journal.h */
+struct writeset;
 
 /* Flags of prewrite, commit and rollback. */
 #define STORE_NOTIFY       0x1u /* prewrite: an observed column changes */
@@ -189,6 +190,17 @@ struct store_ops {
 	               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
 	                 perc_ts start_ts, unsigned flags);
+	/*
+	 * A whole transaction in one step, where the store can write every
+	 * cell of it atomically (the LevelDB store, under its lock): each
+	 * cell checked as prewrite checks it (flags[i] are prewrite's for
+	 * ws->w[i]), then its data and write record at commit_ts, durable,
+	 * and no lock.  PERC_ELOCKED: something is in the way that the
+	 * two steps go through.  NULL: cells are atomic one row at a time.
+	 */
+	int  (*commit_at_once)(struct store *s, const struct writeset *ws,
+	                       const unsigned *flags, perc_ts start_ts,
+	                       perc_ts commit_ts);
 
 	/*
 	 * gc: the safe point readers are held to, raised (never lowered;

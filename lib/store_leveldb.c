@@ -497,6 +497,24 @@ settle_wait(struct ldb_store *s, int all, int yield, int64_t deadline)
 	return files > FILES_SLACK + FILES_PER_MB * mb;
 }
 
+static void
+reader_drop(struct ldb_store *s)
+{
+	if (s->reader != NULL)
+		leveldb_iter_destroy(s->reader);
+	s->reader = NULL;
+}
+
+/* Close LevelDB, which its iterators must not outlive. */
+static void
+ldb_close(struct ldb_store *s)
+{
+	reader_drop(s);
+	store_close_tuned(s->db, s->env, s->base.read_only);
+	s->db = NULL;
+	s->env = NULL;
+}
+
 /*
  * Between two slices of a release's compaction: close the store and
  * let the processes that wait for it go first (lock_store), then take
@@ -505,9 +523,7 @@ settle_wait(struct ldb_store *s, int all, int yield, int64_t deadline)
 static int
 hand_over(struct ldb_store *s)
 {
-	store_close_tuned(s->db, s->env, 0);
-	s->db = NULL;
-	s->env = NULL;
+	ldb_close(s);
 	marker_write(s);
 	s->paused = 1;          /* keeps the range and its cuts */
 	s->pause_until = clock_deadline(HANDOFF_MS);
@@ -618,9 +634,7 @@ ldb_release(struct store *base)
 	if (s->db != NULL && !s->paused)
 		ldb_settle(s);  /* which may hand the store over, and lose it */
 	if (s->db != NULL) {
-		store_close_tuned(s->db, s->env, s->base.read_only);
-		s->db = NULL;
-		s->env = NULL;
+		ldb_close(s);
 		if (!s->base.failed && !s->base.read_only && (s->wrote || !s->clean))
 			marker_write(s);
 	}
@@ -697,6 +711,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 	char *err = NULL;
 
 	s->cut_next = s->written >= s->cut_at;
+	s->reader_old = 1;
 	leveldb_writebatch_iterate(batch, s, range_put, range_del);
 	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
 	    s->write_nosync, batch, &err);
@@ -768,6 +783,26 @@ leveldb_iterator_t *
 ldb_iter(struct ldb_store *s)
 {
 	return leveldb_create_iterator(s->db, s->read);
+}
+
+/*
+ * The iterator that the steps on one cell share, which they position
+ * with a seek and do not destroy.  Making an iterator costs about what
+ * a get does (a merging one over the memtable and the tables), so a
+ * point read that made its own paid that each time.  One made after
+ * this process's last write sees what a new one would: no one else
+ * writes while we hold the store.
+ */
+leveldb_iterator_t *
+ldb_reader(struct ldb_store *s)
+{
+	if (s->reader != NULL && s->reader_old)
+		reader_drop(s);
+	if (s->reader == NULL) {
+		s->reader = ldb_iter(s);
+		s->reader_old = 0;
+	}
+	return s->reader;
 }
 
 /* After an iterator stops being valid: 0, or PERC_EIO if it failed. */
@@ -851,6 +886,7 @@ static const struct store_ops ldb_ops = {
 	.prewrite       = ldb_prewrite,
 	.commit         = ldb_commit,
 	.rollback       = ldb_rollback,
+	.commit_at_once = ldb_commit_at_once,
 	.safe_point     = ldb_safe_point,
 	.safe_point_raise = ldb_safe_point_raise,
 	.gc             = ldb_gc,

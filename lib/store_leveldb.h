@@ -44,6 +44,8 @@ struct ldb_store {
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
 	int64_t                 asked_ms; /* ldb_waited_for's last look */
+	leveldb_iterator_t     *reader;   /* ldb_reader's, or NULL */
+	int                     reader_old; /* a write went in after it */
 };
 
 /*
@@ -68,6 +70,7 @@ void ldb_pause(struct store *base, int64_t deadline_ms);
 int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
 int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
 leveldb_iterator_t *ldb_iter(struct ldb_store *s);
+leveldb_iterator_t *ldb_reader(struct ldb_store *s);
 int  ldb_iter_error(leveldb_iterator_t *it);
 
 /*
@@ -103,6 +106,9 @@ int  ldb_commit(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, perc_ts commit_ts, unsigned flags);
 int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts start_ts, unsigned flags);
+int  ldb_commit_at_once(struct store *s, const struct writeset *ws,
+                        const unsigned *flags, perc_ts start_ts,
+                        perc_ts commit_ts);
 int  ldb_lease_keep(struct store *s, perc_bytes row, perc_bytes col,
                     perc_ts start_ts, uint32_t ttl_ms);
 int  ldb_push(struct store *s, perc_bytes row, perc_bytes col,

@@ -28,6 +28,37 @@ setup() {
 	[ "$(perc ts)" -gt "$ct" ]
 }
 
+# How many lock records for primary row acct-0001 the store's log holds:
+# a lock names its owner's host, then the primary row after its length.
+locks_in_log() {
+	local host
+	host=$(printf %s "$(hostname)" | od -An -tx1 | tr -d ' \n' |
+	    sed 's/../\\x&/g')
+	cat "$PERC_DIR"/store/*.log |
+	    LC_ALL=C grep -caP "$host\\x00\\x00\\x00\\x09acct-0001" || true
+}
+
+@test "a small commit takes one step: no lock is ever written, and it reads back" {
+	perc_leveldb_only
+	# The log of a store that was never compacted keeps every record.
+	perc set seed c 0
+	t=$(perc begin)
+	perc set -t "$t" acct-0001 c 1
+	perc set -t "$t" acct-0002 c 2
+	perc commit -t "$t" > /dev/null
+	[ "$(locks_in_log)" -eq 0 ]
+	run -0 perc scan
+	assert_output "$(printf 'acct-0001\tc\t1\nacct-0002\tc\t2\nseed\tc\t0')"
+	# Under a failpoint it takes the two steps, whose locks the log shows.
+	t=$(perc begin)
+	perc set -t "$t" acct-0001 c 3
+	perc set -t "$t" acct-0002 c 4
+	run -137 env PERC_FAILPOINT=after-commit-primary perc commit -t "$t"
+	[ "$(locks_in_log)" -ge 1 ]
+	run -0 perc scan
+	assert_output "$(printf 'acct-0001\tc\t3\nacct-0002\tc\t4\nseed\tc\t0')"
+}
+
 @test "a committed transaction is finished: its handle then exits 5" {
 	t=$(perc begin)
 	perc set -t "$t" r c v

@@ -33,6 +33,14 @@ newest_log() {
 	ls "$1"/store/*.log | sort | tail -n 1
 }
 
+# two_steps CMD...: CMD with a failpoint that stops nothing, so that a
+# commit takes Percolator's two steps, as a large one or an observer's
+# does, and leaves its secondaries' records unsynced; a small commit
+# otherwise takes one synced step.
+two_steps() {
+	PERC_FAILPOINT=after-commit-secondary:pause=0 "$@"
+}
+
 # a transaction writing x, y and z (column c) = 1, 2, 3, left open as $T
 open_xyz() {
 	T=$(perc begin)
@@ -54,8 +62,9 @@ open_xyz() {
 	run -137 env PERC_DIR="$BATS_TEST_TMPDIR/probe" \
 	    PERC_FAILPOINT=after-commit-primary perc commit -t "$T"
 	synced=$(stat -c %s "$(newest_log "$BATS_TEST_TMPDIR/probe")")
-	PERC_DIR="$BATS_TEST_TMPDIR/whole" perc commit -t "$T" > /dev/null
-	perc commit -t "$T" > /dev/null
+	PERC_DIR="$BATS_TEST_TMPDIR/whole" two_steps perc commit -t "$T" \
+	    > /dev/null
+	two_steps perc commit -t "$T" > /dev/null
 	log=$(newest_log "$PERC_DIR")
 	full=$(stat -c %s "$log")
 	[ "$(stat -c %s "$(newest_log "$BATS_TEST_TMPDIR/whole")")" -eq "$full" ]
@@ -83,12 +92,43 @@ z	c	3"
 	done
 }
 
+@test "a one-step commit cut at every byte of its record: none of it, whole: all, and the store opens" {
+	perc_leveldb_only
+	perc set seed c 0
+	open_xyz
+	log=$(newest_log "$PERC_DIR")
+	before=$(stat -c %s "$log")
+	perc commit -t "$T" > /dev/null
+	[ "$(newest_log "$PERC_DIR")" = "$log" ]
+	full=$(stat -c %s "$log")
+	[ "$full" -gt "$before" ]
+	step=1
+	[ -z "${PERC_TEST_VALGRIND:-}" ] || step=16
+	for ((cut = before; cut <= full; cut += step)); do
+		c=$BATS_TEST_TMPDIR/cut
+		rm -rf "$c"
+		cp -a "$PERC_DIR" "$c"
+		truncate -s "$cut" "$c/store/${log##*/}"
+		PERC_DIR=$c run -0 perc set q c "after $cut"
+		want="q	c	after $cut
+seed	c	0"
+		[ "$cut" -lt "$full" ] || want="$want
+x	c	1
+y	c	2
+z	c	3"
+		PERC_DIR=$c run -0 perc scan --column c
+		assert_output "$want"
+		PERC_DIR=$c run -0 perc resolve-locks
+		assert_output ''
+	done
+}
+
 @test "a stale or damaged store.clean never lets a torn log be appended to" {
 	perc_leveldb_only
 	perc set seed c 0
 	cp "$PERC_DIR/store.clean" "$BATS_TEST_TMPDIR/old.clean"
 	open_xyz
-	perc commit -t "$T" > /dev/null
+	two_steps perc commit -t "$T" > /dev/null
 	log=$(newest_log "$PERC_DIR")
 	size=$(stat -c %s "$log")
 	for marker in old empty garbage gone; do
