@@ -522,7 +522,12 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
 
 /*
  * Make the table (its marker; every other key comes when first
- * written), or join it when it exists, changing nothing.
+ * written), or join it when it exists, changing nothing.  The marker
+ * is on a replica, where the cluster has replicas, before init says
+ * so, as a commit is: a failover right after would otherwise lose the
+ * table.  A new replica takes writes only after its first sync's
+ * acknowledgment, up to a second late, so the WAIT is tried again
+ * (the marker's SET again, a no-op, keeps its connection's offset).
  */
 int
 store_redis_create(const char *url, int64_t deadline_ms)
@@ -531,7 +536,8 @@ store_redis_create(const char *url, int64_t deadline_ms)
 	char key[RS_KEY_MAX];
 	redisReply *r;
 	perc_bytes argv[4];
-	int rc;
+	unsigned delay = 10000;
+	int rc, replicas = 0;
 
 	if ((rc = rs_connect(&s, url, 10000, deadline_ms)) < 0)
 		return rc;
@@ -542,14 +548,24 @@ store_redis_create(const char *url, int64_t deadline_ms)
 	argv[1] = bytes_str(key);
 	argv[2] = bytes_str(MARKER);
 	argv[3] = bytes_str("NX");
-	if ((rc = rc_command(&r, NULL, s->cl, argv[1], 4, argv,
-	    deadline_ms)) < 0)
-		goto done;
-	if (r->type == REDIS_REPLY_ERROR)
-		rc = rs_reply_error(s, r, "making the table");
-	freeReplyObject(r);
-	if (rc == 0)
-		rc = marker_check(s, deadline_ms);
+	while (replicas == 0) {
+		if ((rc = rc_command(&r, &replicas, s->cl, argv[1], 4, argv,
+		    deadline_ms)) < 0)
+			goto done;
+		if (r->type == REDIS_REPLY_ERROR)
+			rc = rs_reply_error(s, r, "making the table");
+		freeReplyObject(r);
+		if (rc < 0)
+			goto done;
+		if (replicas == 0 && clock_backoff(&delay, 250000,
+		    deadline_ms) < 0) {
+			rc = error_set(PERC_ETIMEOUT, "no replica of the redis "
+			    "master of table '%s' confirmed its marker in "
+			    "time; check the cluster's replicas", s->table);
+			goto done;
+		}
+	}
+	rc = marker_check(s, deadline_ms);
 done:
 	rs_dispose(&s->base);
 	return rc;
