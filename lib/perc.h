@@ -115,10 +115,10 @@ void perc_db_close(perc_db *db);
  * call, such as a coprocess, while it is busy.  perc_db_keep is the
  * same, except that the next call that needs the store opens it, and
  * waits for it as usual.  Another process that waits for the store
- * meanwhile gets it at the end of the call under way (or between two
- * batches of a scan, two steps of a long commit), and the next call
- * takes it back only after the waiting ones had their turn, 0.5 s at
- * most.  A wait for a live lock still lets go of the store while it
+ * meanwhile gets it at the end of the call under way once this one has
+ * had it for 10 ms (or between two batches of a scan, two steps of a
+ * long commit), and the next call takes it back only after the waiting
+ * ones had their turn, 0.5 s at most.  A wait for a live lock still lets go of the store while it
  * sleeps.  Let go with perc_db_release when idle.
  */
 int  perc_db_hold(perc_db *db);

@@ -44,6 +44,7 @@ struct ldb_store {
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
 	int64_t                 asked_ms; /* ldb_waited_for's last look */
+	int64_t                 opened_ms; /* when this turn began */
 	leveldb_iterator_t     *reader;   /* ldb_reader's, or NULL */
 	int                     reader_old; /* a write went in after it */
 };
