@@ -366,7 +366,8 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
 
 /* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
 int
-ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
+ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts *ts, size_t max, size_t *n)
 {
 	perc_buf prefix = PERC_BUF_INIT;
 	leveldb_iterator_t *it;
@@ -374,17 +375,23 @@ ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
 	size_t klen;
 	int rc;
 
+	*n = 0;
 	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0)
 		goto out;
 	it = ldb_iter((struct ldb_store *)base);
-	leveldb_iter_seek(it, prefix.data, prefix.len);
 	rc = PERC_ENOTFOUND;
-	if (leveldb_iter_valid(it)) {
+	for (leveldb_iter_seek(it, prefix.data, prefix.len);
+	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
 		k = leveldb_iter_key(it, &klen);
-		if (klen == prefix.len + 9 &&
-		    memcmp(k, prefix.data, prefix.len) == 0 &&
-		    k[prefix.len] == KIND_NOTIFY)
-			rc = 0;
+		if (klen != prefix.len + 9 ||
+		    memcmp(k, prefix.data, prefix.len) != 0 ||
+		    k[prefix.len] != KIND_NOTIFY)
+			break;
+		rc = 0;
+		if (*n == max)
+			break;
+		ts[(*n)++] = ~codec_get_u64((const unsigned char *)k +
+		    prefix.len + 1);
 	}
 	if (rc == PERC_ENOTFOUND && ldb_iter_error(it) < 0)
 		rc = PERC_EIO;

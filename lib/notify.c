@@ -75,12 +75,59 @@ perc_notify_scan(perc_db *db, const perc_bytes *column,
 int
 notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 {
+	size_t n;
 	int rc;
 
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
-	rc = db->store->ops->notify_pending(db->store, row, col);
+	rc = db->store->ops->notify_pending(db->store, row, col, NULL, 0, &n);
 	db_release(db);
+	return rc;
+}
+
+/* The notifications of a cell that notify_seen looks at, newest first. */
+#define SEEN_MAX 64
+
+/*
+ * Is (row, col) dirty for snapshot snap: does snap see the write behind
+ * one of its notifications?  A write committed above snap, or still
+ * being committed, is not seen: a run at snap would not see its value,
+ * nor clear its notification, and the write would run again later, two
+ * runs for one write.  A rolled-back write counts as seen, so that a
+ * run clears its notification.  0, PERC_ENOTFOUND, or a failure.  When
+ * the cell has more than SEEN_MAX notifications, the newest SEEN_MAX
+ * decide, and if none of them is seen it is dirty all the same: a run
+ * too many at worst, never a write missed.
+ */
+static int
+notify_seen(perc_db *db, perc_bytes row, perc_bytes col, perc_ts snap)
+{
+	struct store *s = db->store;
+	perc_ts ts[SEEN_MAX], at;
+	struct lock_rec lock;
+	size_t n = 0, i;
+	int rc, op, seen = 0;
+
+	memset(&lock, 0, sizeof(lock));
+	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
+		return rc;
+	rc = s->ops->notify_pending(s, row, col, ts, SEEN_MAX, &n);
+	if (rc == 0 && (rc = s->ops->get_lock(s, &lock, row, col)) ==
+	    PERC_ENOTFOUND)
+		rc = 0;
+	for (i = 0; rc == 0 && i < n && !seen; i++) {
+		if (lock.start_ts == ts[i])
+			continue;       /* its write is being committed */
+		rc = s->ops->find_commit(s, &at, &op, row, col, ts[i]);
+		if (rc == 0)
+			seen = op == OP_ROLLBACK || at <= snap;
+		else if (rc == PERC_ENOTFOUND)
+			rc = 0;
+	}
+	db_release(db);
+	codec_lock_dispose(&lock);
+	if (rc == 0 && !seen && n < SEEN_MAX)
+		rc = PERC_ENOTFOUND;
 	return rc;
 }
 
@@ -109,7 +156,9 @@ perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
 	 * out (or cleans up) every lock below it, so the transaction begun
 	 * after it sees every write whose notification was there before.
 	 * On the LevelDB store a commit holds the store throughout, and
-	 * the read meets no lock of a live writer.
+	 * the read meets no lock of a live writer.  A write may still
+	 * commit between that read and our start, above it: notify_seen
+	 * then finds no notification whose write our snapshot sees.
 	 */
 	*out = NULL;
 	rc = perc_snapshot_get(&val, db, 0, row, col);
@@ -120,7 +169,7 @@ perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
 		return rc;
 	if ((rc = perc_txn_begin(out, db)) < 0)
 		return rc;
-	if ((rc = notify_pending(db, row, col)) == 0)
+	if ((rc = notify_seen(db, row, col, (*out)->journal.start_ts)) == 0)
 		rc = journal_append(&(*out)->journal, OP_ACK, row, col, none,
 		    clock_deadline(db->timeout_ms));
 	if (rc < 0) {

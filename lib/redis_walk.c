@@ -731,15 +731,19 @@ done:
 
 /* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
 int
-rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
+rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts *ts, size_t max, size_t *n)
 {
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf prefix = PERC_BUF_INIT, lo = PERC_BUF_INIT, hi = PERC_BUF_INIT;
-	char z[RS_KEY_MAX];
+	char z[RS_KEY_MAX], limit[24];
+	const redisReply *m;
 	redisReply *r = NULL;
 	perc_bytes argv[7];
+	size_t i;
 	int rc;
 
+	*n = 0;
 	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0 ||
 	    (rc = bound(&lo, '[', buf_bytes(&prefix))) < 0 ||
 	    (rc = buf_add(&lo, "\5", 1)) < 0 ||
@@ -747,21 +751,35 @@ rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col)
 	    (rc = buf_add(&hi, "\6", 1)) < 0)
 		goto done;
 	rs_bucket_key(z, s, rs_bucket(row), 'k');
+	snprintf(limit, sizeof(limit), "%zu", max > 0 ? max : 1);
 	argv[0] = bytes_of("ZRANGEBYLEX", 11);
 	argv[1] = bytes_of(z, strlen(z));
 	argv[2] = buf_bytes(&lo);
 	argv[3] = buf_bytes(&hi);
 	argv[4] = bytes_of("LIMIT", 5);
 	argv[5] = bytes_of("0", 1);
-	argv[6] = bytes_of("1", 1);
+	argv[6] = bytes_of(limit, strlen(limit));
 	if ((rc = rs_row_command(&r, s, row, 7, argv)) < 0)
 		goto done;
-	if (r->type == REDIS_REPLY_ARRAY)
-		rc = r->elements > 0 ? 0 : PERC_ENOTFOUND;
-	else if (r->type == REDIS_REPLY_ERROR)
+	if (r->type == REDIS_REPLY_ERROR) {
 		rc = rs_reply_error(s, r, "reading the notify cells");
-	else
+		goto done;
+	}
+	if (r->type != REDIS_REPLY_ARRAY) {
 		rc = rs_bad_reply(s, "reading the notify cells");
+		goto done;
+	}
+	rc = r->elements > 0 ? 0 : PERC_ENOTFOUND;
+	/* Each member is a notify cell's key, its ts last (inverted). */
+	for (i = 0; i < r->elements && *n < max; i++) {
+		m = r->element[i];
+		if (m->type != REDIS_REPLY_STRING || m->len != prefix.len + 9) {
+			rc = rs_bad_reply(s, "reading the notify cells");
+			break;
+		}
+		ts[(*n)++] = ~codec_get_u64((const unsigned char *)m->str +
+		    prefix.len + 1);
+	}
 done:
 	if (r != NULL)
 		freeReplyObject(r);

@@ -220,12 +220,16 @@ struct store_ops {
 	            store_raw_fn fn, void *arg);
 
 	/* Notifications: the dirty cells (with their failure records), is
-	   one still dirty, and a failed observer run's record. */
+	   one still dirty (0, with the start_ts of its notifications'
+	   writes, newest first, up to max of them in ts[] and their
+	   number in *n; or PERC_ENOTFOUND), and a failed observer run's
+	   record. */
 	int  (*notify_scan)(struct store *s, const perc_bytes *column,
 	                    int (*fn)(void *arg, perc_bytes row,
 	                    perc_bytes col, perc_bytes failures), void *arg);
 	int  (*notify_pending)(struct store *s, perc_bytes row,
-	                       perc_bytes col);
+	                       perc_bytes col, perc_ts *ts, size_t max,
+	                       size_t *n);
 	int  (*failures_get)(struct store *s, perc_buf *out, perc_bytes row,
 	                     perc_bytes col);
 	int  (*failures_put)(struct store *s, perc_bytes row, perc_bytes col,

@@ -132,7 +132,8 @@ int  ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
 int  ldb_notify_scan(struct store *s, const perc_bytes *column,
                      int (*fn)(void *arg, perc_bytes row, perc_bytes col,
                      perc_bytes failures), void *arg);
-int  ldb_notify_pending(struct store *s, perc_bytes row, perc_bytes col);
+int  ldb_notify_pending(struct store *s, perc_bytes row, perc_bytes col,
+                        perc_ts *ts, size_t max, size_t *n);
 int  ldb_failures_get(struct store *s, perc_buf *out, perc_bytes row,
                       perc_bytes col);
 int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,

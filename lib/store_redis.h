@@ -127,7 +127,8 @@ int rs_raw(struct store *s, perc_bytes row, const perc_bytes *col,
 int rs_notify_scan(struct store *s, const perc_bytes *column,
                    int (*fn)(void *arg, perc_bytes row, perc_bytes col,
                    perc_bytes failures), void *arg);
-int rs_notify_pending(struct store *s, perc_bytes row, perc_bytes col);
+int rs_notify_pending(struct store *s, perc_bytes row, perc_bytes col,
+                      perc_ts *ts, size_t max, size_t *n);
 int rs_failures_get(struct store *s, perc_buf *out, perc_bytes row,
                     perc_bytes col);
 int rs_failures_put(struct store *s, perc_bytes row, perc_bytes col,

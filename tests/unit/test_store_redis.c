@@ -571,7 +571,8 @@ test_rs_raw_locks_notify(const char *dir)
 	struct lock_rec b;
 	struct collect c;
 	struct store *s;
-	perc_ts t1, a1, t2, obs_ts, late, at;
+	perc_ts t1, a1, t2, obs_ts, late, at, pend[4];
+	size_t npend;
 	char rec[12] = "abcdefghijkl";
 
 	(void)dir;
@@ -600,10 +601,11 @@ test_rs_raw_locks_notify(const char *dir)
 	CHECK(commit(s, "other", "x", t1, a1, 0) == 0);
 	memset(&c, 0, sizeof(c));
 	CHECK(s->ops->locks(s, collect_lock, &c) == 0 && c.n == 0);
-	/* Dirty; a failure record rides along. */
-	CHECK(s->ops->notify_pending(s, str("row"), str("o")) == 0);
-	CHECK(s->ops->notify_pending(s, str("row"), str("p")) ==
-	    PERC_ENOTFOUND);
+	/* Dirty, by t1's write; a failure record rides along. */
+	CHECK(s->ops->notify_pending(s, str("row"), str("o"), pend, 4,
+	    &npend) == 0 && npend == 1 && pend[0] == t1);
+	CHECK(s->ops->notify_pending(s, str("row"), str("p"), pend, 4,
+	    &npend) == PERC_ENOTFOUND && npend == 0);
 	CHECK(s->ops->failures_get(s, &out, str("row"), str("o")) ==
 	    PERC_ENOTFOUND);
 	CHECK(s->ops->failures_put(s, str("row"), str("o"),
@@ -629,7 +631,8 @@ test_rs_raw_locks_notify(const char *dir)
 	CHECK(commit(s, "row", "o", obs_ts, at,
 	    STORE_SYNC | STORE_CLEAR_NOTIFY) == 0);
 	/* t1's notification is cleared, t2's (after obs_ts) kept. */
-	CHECK(s->ops->notify_pending(s, str("row"), str("o")) == 0);
+	CHECK(s->ops->notify_pending(s, str("row"), str("o"), pend, 4,
+	    &npend) == 0 && npend == 1 && pend[0] == t2);
 	CHECK(s->ops->failures_get(s, &out, str("row"), str("o")) ==
 	    PERC_ENOTFOUND);
 	memset(&c, 0, sizeof(c));
@@ -647,8 +650,8 @@ test_rs_raw_locks_notify(const char *dir)
 	at = ts(s);
 	CHECK(commit(s, "row", "o", obs_ts, at,
 	    STORE_SYNC | STORE_CLEAR_NOTIFY) == 0);
-	CHECK(s->ops->notify_pending(s, str("row"), str("o")) ==
-	    PERC_ENOTFOUND);
+	CHECK(s->ops->notify_pending(s, str("row"), str("o"), NULL, 0,
+	    &npend) == PERC_ENOTFOUND);
 	memset(&c, 0, sizeof(c));
 	CHECK(s->ops->notify_scan(s, NULL, collect_notify, &c) == 0 &&
 	    c.n == 0);
