@@ -170,12 +170,19 @@ col_of(const struct write *w)
  * primary's prewrite takes our lease in the store, on a store shared
  * with other machines, which cannot see our journal token.
  */
+/* STORE_NOTIFY where w changes an observed column, for its prewrite. */
+static unsigned
+notify_flag(const perc_txn *txn, const struct write *w)
+{
+	return db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
+}
+
 static int
 prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
     struct lock_rec *lock, struct group *g)
 {
 	struct store *s = txn->db->store;
-	unsigned flags = db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
+	unsigned flags = notify_flag(txn, w);
 	struct lock_rec blocker;
 	int rc, action, tries;
 
@@ -395,8 +402,7 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 		bytes += w->row.len + w->col.len + w->value.len;
 		if (w->ack || w->op == OP_ACK || bytes > GROUP_BYTES)
 			rc = PERC_ELOCKED;
-		flags[i] = db_is_observed(txn->db, col_of(w)) ?
-		    STORE_NOTIFY : 0;
+		flags[i] = notify_flag(txn, w);
 	}
 	if (rc == 0 && (rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());

@@ -204,34 +204,6 @@ ldb_raw(struct store *base, perc_bytes row, const perc_bytes *col,
 	return rc;
 }
 
-/* Did the write behind a notification at ts land in snapshot snap? */
-static int
-seen_by(int *seen, struct store *base, perc_bytes row, perc_bytes col,
-    perc_ts ts, perc_ts snap)
-{
-	struct lock_rec lock;
-	perc_ts at;
-	int rc, op;
-
-	*seen = 0;
-	if (ts >= snap)
-		return 0;       /* began after us: a later run's business */
-	memset(&lock, 0, sizeof(lock));
-	rc = ldb_get_lock(base, &lock, row, col);
-	if (rc == 0 && lock.start_ts == ts)
-		goto done;      /* still locked: its fate is open */
-	if (rc < 0 && rc != PERC_ENOTFOUND)
-		goto done;
-	rc = ldb_find_commit(base, &at, &op, row, col, ts);
-	if (rc == 0)
-		*seen = op == OP_ROLLBACK || at <= snap;
-	else if (rc == PERC_ENOTFOUND)
-		rc = 0;
-done:
-	codec_lock_dispose(&lock);
-	return rc;
-}
-
 static int
 failures_key(perc_buf *out, perc_bytes row, perc_bytes col)
 {
@@ -265,7 +237,7 @@ ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
 		if (k[prefix.len] != KIND_NOTIFY)
 			continue;
 		ts = ~codec_get_u64((const unsigned char *)k + prefix.len + 1);
-		if ((rc = seen_by(&seen, &s->base, row, col, ts,
+		if ((rc = store_write_seen(&seen, &s->base, row, col, ts,
 		    start_ts)) < 0)
 			break;
 		if (seen)
@@ -364,7 +336,7 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
 	return rc;
 }
 
-/* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
+/* store_ops.notify_pending: the notify cells of (row, col), in order. */
 int
 ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts *ts, size_t max, size_t *n)

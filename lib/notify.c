@@ -85,47 +85,59 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 	return rc;
 }
 
+int
+store_write_seen(int *seen, struct store *s, perc_bytes row, perc_bytes col,
+    perc_ts ts, perc_ts snap)
+{
+	struct lock_rec lock;
+	perc_ts at;
+	int rc, op;
+
+	*seen = 0;
+	if (ts >= snap)
+		return 0;       /* began after us: a later run's business */
+	memset(&lock, 0, sizeof(lock));
+	rc = s->ops->get_lock(s, &lock, row, col);
+	if (rc == 0 && lock.start_ts == ts)
+		goto done;      /* still locked: its fate is open */
+	if (rc < 0 && rc != PERC_ENOTFOUND)
+		goto done;
+	rc = s->ops->find_commit(s, &at, &op, row, col, ts);
+	if (rc == 0)
+		*seen = op == OP_ROLLBACK || at <= snap;
+	else if (rc == PERC_ENOTFOUND)
+		rc = 0;
+done:
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
 /* The notifications of a cell that notify_seen looks at, newest first. */
 #define SEEN_MAX 64
 
 /*
  * Is (row, col) dirty for snapshot snap: does snap see the write behind
- * one of its notifications?  A write committed above snap, or still
- * being committed, is not seen: a run at snap would not see its value,
- * nor clear its notification, and the write would run again later, two
- * runs for one write.  A rolled-back write counts as seen, so that a
- * run clears its notification.  0, PERC_ENOTFOUND, or a failure.  When
- * the cell has more than SEEN_MAX notifications, the newest SEEN_MAX
- * decide, and if none of them is seen it is dirty all the same: a run
- * too many at worst, never a write missed.
+ * one of its notifications (store_write_seen)?  One it does not see, a
+ * run at snap would neither read nor clear, and the write would run
+ * again later: two runs for one write.  0, PERC_ENOTFOUND, or a
+ * failure.  When the cell has more than SEEN_MAX notifications, the
+ * newest SEEN_MAX decide, and if none of them is seen it is dirty all
+ * the same: a run too many at worst, never a write missed.
  */
 static int
 notify_seen(perc_db *db, perc_bytes row, perc_bytes col, perc_ts snap)
 {
 	struct store *s = db->store;
-	perc_ts ts[SEEN_MAX], at;
-	struct lock_rec lock;
+	perc_ts ts[SEEN_MAX];
 	size_t n = 0, i;
-	int rc, op, seen = 0;
+	int rc, seen = 0;
 
-	memset(&lock, 0, sizeof(lock));
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
 	rc = s->ops->notify_pending(s, row, col, ts, SEEN_MAX, &n);
-	if (rc == 0 && (rc = s->ops->get_lock(s, &lock, row, col)) ==
-	    PERC_ENOTFOUND)
-		rc = 0;
-	for (i = 0; rc == 0 && i < n && !seen; i++) {
-		if (lock.start_ts == ts[i])
-			continue;       /* its write is being committed */
-		rc = s->ops->find_commit(s, &at, &op, row, col, ts[i]);
-		if (rc == 0)
-			seen = op == OP_ROLLBACK || at <= snap;
-		else if (rc == PERC_ENOTFOUND)
-			rc = 0;
-	}
+	for (i = 0; rc == 0 && i < n && !seen; i++)
+		rc = store_write_seen(&seen, s, row, col, ts[i], snap);
 	db_release(db);
-	codec_lock_dispose(&lock);
 	if (rc == 0 && !seen && n < SEEN_MAX)
 		rc = PERC_ENOTFOUND;
 	return rc;

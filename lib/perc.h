@@ -118,8 +118,9 @@ void perc_db_close(perc_db *db);
  * meanwhile gets it at the end of the call under way once this one has
  * had it for 10 ms (or between two batches of a scan, two steps of a
  * long commit), and the next call takes it back only after the waiting
- * ones had their turn, 0.5 s at most.  A wait for a live lock still lets go of the store while it
- * sleeps.  Let go with perc_db_release when idle.
+ * ones had their turn, 0.5 s at most.  A wait for a live lock still
+ * lets go of the store while it sleeps.  Let go with perc_db_release
+ * when idle.
  */
 int  perc_db_hold(perc_db *db);
 void perc_db_keep(perc_db *db);

@@ -729,7 +729,7 @@ done:
 	return rc;
 }
 
-/* Is (row, col) still dirty?  0 if so, PERC_ENOTFOUND if not. */
+/* store_ops.notify_pending: from the row's bucket index, in order. */
 int
 rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts *ts, size_t max, size_t *n)

@@ -245,6 +245,15 @@ struct store {
 	                           hint to acquire (a large perc_load batch) */
 };
 
+/*
+ * Did the write behind a notification at ts land in snapshot snap: is
+ * it committed at or below snap, or rolled back?  Not while still
+ * locked, nor when it began at or after snap.  Sets *seen; 0 or a
+ * failure.  The ack's clearing and an observer's start both ask.
+ */
+int  store_write_seen(int *seen, struct store *s, perc_bytes row,
+                      perc_bytes col, perc_ts ts, perc_ts snap);
+
 int  store_leveldb_create(const char *dir);
 int  store_leveldb_open(struct store **out, const char *dir);
 
