@@ -1359,6 +1359,12 @@ rc_node_evalsha(redisReply **out, rc_cluster *cl, int node, int script,
 	return run_one(out, NULL, cl, &e, rc, deadline_ms);
 }
 
+void
+rc_map_behind(rc_cluster *cl)
+{
+	cl->stale = 1;
+}
+
 int
 rc_slot_node(const rc_cluster *cl, unsigned slot)
 {

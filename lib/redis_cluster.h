@@ -173,6 +173,12 @@ int  rc_node_evalsha(redisReply **out, rc_cluster *cl, int node, int script,
                      size_t nargs, const perc_bytes *args,
                      int64_t deadline_ms);
 
+/*
+ * Load the slot map again before the next command: for a caller that
+ * learned the map is behind, such as a master's replicas not in it yet.
+ */
+void rc_map_behind(rc_cluster *cl);
+
 /* The node the map says serves slot, or -1 when none does. */
 int  rc_slot_node(const rc_cluster *cl, unsigned slot);
 

@@ -521,6 +521,28 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
 }
 
 /*
+ * How many replicas the master of key's slot says it has (ROLE): 0
+ * when it says none, or says something else than a master would.
+ */
+static int
+master_replicas(struct redis_store *s, perc_bytes key, int64_t deadline_ms)
+{
+	perc_bytes argv[1] = { bytes_str("ROLE") };
+	redisReply *r;
+	int rc, n = 0;
+
+	if ((rc = rc_command(&r, NULL, s->cl, key, 1, argv, deadline_ms)) < 0)
+		return rc;
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
+	    r->element[0]->type == REDIS_REPLY_STRING &&
+	    strcmp(r->element[0]->str, "master") == 0 &&
+	    r->element[2]->type == REDIS_REPLY_ARRAY)
+		n = (int)r->element[2]->elements;
+	freeReplyObject(r);
+	return n;
+}
+
+/*
  * Make the table (its marker; every other key comes when first
  * written), or join it when it exists, changing nothing.  The marker
  * is on a replica, where the cluster has replicas, before init says
@@ -528,6 +550,9 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
  * table.  A new replica takes writes only after its first sync's
  * acknowledgment, up to a second late, so the WAIT is tried again
  * (the marker's SET again, a no-op, keeps its connection's offset).
+ * Nor does every node learn of a new replica at once: when the map
+ * lists none, the master is asked, and the map loaded again while it
+ * has some.
  */
 int
 store_redis_create(const char *url, int64_t deadline_ms)
@@ -548,7 +573,7 @@ store_redis_create(const char *url, int64_t deadline_ms)
 	argv[1] = bytes_str(key);
 	argv[2] = bytes_str(MARKER);
 	argv[3] = bytes_str("NX");
-	while (replicas == 0) {
+	for (;;) {
 		if ((rc = rc_command(&r, &replicas, s->cl, argv[1], 4, argv,
 		    deadline_ms)) < 0)
 			goto done;
@@ -557,15 +582,23 @@ store_redis_create(const char *url, int64_t deadline_ms)
 		freeReplyObject(r);
 		if (rc < 0)
 			goto done;
-		if (replicas == 0 && clock_backoff(&delay, 250000,
-		    deadline_ms) < 0) {
+		if (replicas > 0)
+			break;
+		if (replicas < 0) {
+			if ((rc = master_replicas(s, argv[1],
+			    deadline_ms)) <= 0)
+				break;
+			rc_map_behind(s->cl);
+		}
+		if (clock_backoff(&delay, 250000, deadline_ms) < 0) {
 			rc = error_set(PERC_ETIMEOUT, "no replica of the redis "
 			    "master of table '%s' confirmed its marker in "
 			    "time; check the cluster's replicas", s->table);
 			goto done;
 		}
 	}
-	rc = marker_check(s, deadline_ms);
+	if (rc >= 0)
+		rc = marker_check(s, deadline_ms);
 done:
 	rs_dispose(&s->base);
 	return rc;
