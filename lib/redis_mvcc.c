@@ -41,8 +41,8 @@ key_ts(perc_ts *out, const redisReply *key)
  * others acted on.  That is the commit point, and also every prewrite
  * (the commit point makes every lock of the transaction count: a lock
  * lost in a failover would lose its cell's write, where LevelDB's
- * synced commit carries every earlier write of its log to disk) and
- * every rollback (its record is what keeps a late commit out).  A
+ * synced commit carries every earlier write of its log to disk; but
+ * not a transaction's only cell, see rs_prewrite) and every rollback (its record is what keeps a late commit out).  A
  * secondary's commit needs none: lost, its lock comes back and rolls
  * forward.  Should no replica confirm in time, the script is sent
  * again, which finds its work done and writes nothing, until one does
@@ -208,6 +208,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	perc_buf nkey = PERC_BUF_INIT;
 	unsigned char start8[8];
 	char op = (char)w->op, ttl[24];
+	perc_ts lease = (flags & STORE_PRIMARY) ? lock->start_ts : 0;
 	const redisReply *v;
 	redisReply *r = NULL;
 	perc_bytes args[9];
@@ -233,9 +234,18 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	    (uint64_t)lock->ttl_ms + LEASE_SLACK_MS);
 	args[7] = bytes_str(s->owner);
 	args[8] = bytes_str(ttl);
-	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row,
-	    (flags & STORE_PRIMARY) ? lock->start_ts : 0, 9, args,
-	    "writing a lock")) < 0)
+	/*
+	 * A sole cell's lock needs no WAIT of its own: its commit point's
+	 * WAIT, on the same master's replication stream, covers it, and
+	 * after a failover that lost it the commit finds no lock.
+	 */
+	if (flags & STORE_SOLE)
+		rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, lease,
+		    9, args, "writing a lock");
+	else
+		rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
+		    args, "writing a lock");
+	if (rc < 0)
 		goto done;
 	v = elem_str(r, 1);
 	if (code == 0)

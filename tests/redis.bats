@@ -373,6 +373,26 @@ worker() {
 	done
 }
 
+# setter ROW: perc set ROW c 1, 2, 3... until $STOP exists, each value
+# whose set exited 0 appended to $SETS: one-cell transactions, whose
+# lock has no WAIT of its own.
+setter() {
+	local n=0 rc
+	until [ -e "$STOP" ]; do
+		n=$((n + 1))
+		rc=0
+		perc set "$1" c "$n" 2> "$BATS_TEST_TMPDIR/err.set" || rc=$?
+		case $rc in
+		0) echo "$n" >> "$SETS" ;;
+		3) ;;
+		*)
+			echo "setter: set exit $rc: $(cat "$BATS_TEST_TMPDIR/err.set")" \
+			    >> "$FAIL"
+			return 1 ;;
+		esac
+	done
+}
+
 # Until $STOP exists (and at least four times): a scan of the five
 # accounts, its total written to $TOTALS.
 reader() {
@@ -398,10 +418,22 @@ reader() {
 	perc commit -t "$t" > /dev/null
 	: > "$LOG"
 	: > "$TOTALS"
-	export -f worker reader
+	export SETS=$BATS_TEST_TMPDIR/sets
+	: > "$SETS"
+	# The setter's row is on the master to be killed.
+	port=$("$CLUSTER" nodes "$BATS_TEST_TMPDIR/c" | awk '$1 == 1 { print $3 }')
+	for i in $(seq 0 63); do
+		row=ctr$i
+		rcli "$port" GET "perc:{bank:$(bucket "$row")}:probe" |
+		    grep -q MOVED || break
+	done
+	export -f worker reader setter
 	timeout 600 bash -c reader 3>&- &
 	rpid=$!
 	BG_PIDS+=("$rpid")
+	timeout 600 bash -c "setter $row" 3>&- &
+	spid=$!
+	BG_PIDS+=("$spid")
 	pids=()
 	for w in 1 2 3 4; do
 		timeout 600 bash -c "worker $w 30" 3>&- &
@@ -421,9 +453,13 @@ reader() {
 	done
 	touch "$STOP"
 	wait "$rpid" || echo "the reader exited $?" >> "$FAIL"
+	wait "$spid" || echo "the setter exited $?" >> "$FAIL"
 	run cat "$FAIL"
 	assert_output ''
 	[ "$(wc -l < "$LOG")" -eq 120 ]
+	# The last set that exited 0 is the row's value.
+	run -0 perc get "$row" c
+	assert_output "$(tail -n 1 "$SETS")"
 	# Every snapshot saw five accounts summing to 500.
 	run awk '$1 != 500 || $2 != 5' "$TOTALS"
 	assert_output ''
@@ -438,7 +474,8 @@ reader() {
 	awk -v k="$killed" '$5 > k { print $5 }' "$LOG" | sort -n |
 	    awk -v k="$killed" '{ if ($1 - k > gap) gap = $1 - k; k = $1; n++ }
 	    END { printf "# failover: %d of 120 transfers after the kill, " \
-	        "longest wait for a commit %.1f s, none lost\n", n, gap / 1e9 }' >&3
+	        "longest wait for a commit %.1f s, none lost", n, gap / 1e9 }' >&3
+	echo ", nor any of $(wc -l < "$SETS") one-cell sets of $row" >&3
 }
 
 # ts_loop ID: perc ts until $STOP exists, each timestamp with the time
