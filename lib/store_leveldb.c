@@ -159,12 +159,43 @@ done:
    ldb_settle, and STORE_BIG_BUFFER for a longer one. */
 #define FLUSH_BYTES ((uint64_t)64 << 10)
 
+/*
+ * With reuse_logs LevelDB also appends to the manifest it finds, until
+ * it is as big as a table (2 MB), and every open replays it whole: an
+ * edit for each table a writer made and each compaction removed, and
+ * one for each open before.  Past what a new manifest would hold plus
+ * MANIFEST_SLACK, the store is opened as not clean, and LevelDB writes
+ * a new one (and a table of the log): a few milliseconds, once in some
+ * hundreds of opens, where replaying 80 KB cost each open half of one.
+ */
+#define MANIFEST_SLACK     ((off_t)16 << 10)
+#define MANIFEST_PER_TABLE 256
+
+/* What the store's directory holds, beside its newest log. */
+struct store_files {
+	unsigned long tables;
+	off_t         manifest_bytes;  /* of the newest manifest */
+};
+
 static int
-log_identity(const struct ldb_store *s, char *out, size_t size)
+manifest_outgrown(const struct store_files *f)
+{
+	return f->manifest_bytes > MANIFEST_SLACK +
+	    (off_t)f->tables * MANIFEST_PER_TABLE;
+}
+
+/*
+ * The marker's text for the newest log into out; with files, what
+ * else the directory holds.
+ */
+static int
+log_identity(const struct ldb_store *s, char *out, size_t size,
+    struct store_files *files)
 {
 	unsigned char tail[CLEAN_TAIL];
-	char name[256] = "", path[4096];
-	unsigned long long num, best = 0;
+	char name[256] = "", manifest[256] = "", path[4096];
+	unsigned long long num, best = 0, best_manifest = 0;
+	unsigned long tables = 0;
 	struct dirent *e;
 	struct stat st;
 	ssize_t n;
@@ -180,9 +211,24 @@ log_identity(const struct ldb_store *s, char *out, size_t size)
 		    end > 0 && e->d_name[end] == '\0' && num >= best) {
 			best = num;
 			memcpy(name, e->d_name, strlen(e->d_name) + 1);
+		} else if (sscanf(e->d_name, "%llu.ldb%n", &num, &end) == 1 &&
+		    end > 0 && e->d_name[end] == '\0') {
+			tables++;
+		} else if (sscanf(e->d_name, "MANIFEST-%llu%n", &num,
+		    &end) == 1 && end > 0 && e->d_name[end] == '\0' &&
+		    num >= best_manifest) {
+			best_manifest = num;
+			memcpy(manifest, e->d_name, strlen(e->d_name) + 1);
 		}
 	}
 	closedir(d);
+	if (files != NULL) {
+		files->tables = tables;
+		files->manifest_bytes = 0;
+		snprintf(path, sizeof(path), "%s/%s", s->path, manifest);
+		if (manifest[0] != '\0' && stat(path, &st) == 0)
+			files->manifest_bytes = st.st_size;
+	}
 	snprintf(path, sizeof(path), "%s/%s", s->path, name);
 	if (name[0] == '\0' || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
@@ -200,9 +246,13 @@ log_identity(const struct ldb_store *s, char *out, size_t size)
 	return 0;
 }
 
-/* Does the marker vouch for the log?  Then *log_bytes: its size. */
+/*
+ * Does the marker vouch for the log?  Then *log_bytes: its size.  And
+ * what else the directory holds, in *files.
+ */
 static int
-marker_matches(const struct ldb_store *s, uint64_t *log_bytes)
+marker_matches(const struct ldb_store *s, uint64_t *log_bytes,
+    struct store_files *files)
 {
 	char want[320], have[320];
 	ssize_t n;
@@ -213,7 +263,7 @@ marker_matches(const struct ldb_store *s, uint64_t *log_bytes)
 		return 0;
 	n = read(fd, have, sizeof(have) - 1);
 	close(fd);
-	if (n <= 0 || log_identity(s, want, sizeof(want)) != 0)
+	if (n <= 0 || log_identity(s, want, sizeof(want), files) != 0)
 		return 0;
 	have[n] = '\0';
 	if (strcmp(have, want) != 0)
@@ -229,7 +279,7 @@ marker_write(const struct ldb_store *s)
 	char text[320];
 	int fd;
 
-	if (log_identity(s, text, sizeof(text)) != 0)
+	if (log_identity(s, text, sizeof(text), NULL) != 0)
 		return;
 	if ((fd = open(s->cleanpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0)
@@ -327,6 +377,7 @@ int
 ldb_acquire(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
+	struct store_files files;
 	char *err = NULL;
 	int rc;
 
@@ -350,7 +401,8 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
 		s->base.read_only = 0;
 	/* Not clean, LevelDB makes the log tables, and starts a new one. */
-	s->clean = marker_matches(s, &s->log_bytes);
+	s->clean = marker_matches(s, &s->log_bytes, &files) &&
+	    !manifest_outgrown(&files);
 	if (!s->paused) {       /* see ldb_settle */
 		s->written = 0;
 		buf_reset(&s->lo);
@@ -580,6 +632,44 @@ compact_written(struct ldb_store *s)
 	free(cut);
 }
 
+/*
+ * Compact the whole store, its deepest level too.  LevelDB compacts a
+ * range only down into the deepest level with tables, never merging
+ * that level's own tables, and never merges tables that do not overlap:
+ * the small tables that writers of keys in order leave there would stay
+ * as they are.  So the store's first and last keys are written again,
+ * as they are: the table they make spans every key, and each of its
+ * compactions on the way down takes in every table of the level below.
+ */
+static int ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch,
+    int sync);
+
+static void
+compact_all(struct ldb_store *s)
+{
+	leveldb_iterator_t *it = leveldb_create_iterator(s->db, s->read);
+	leveldb_writebatch_t *batch = leveldb_writebatch_create();
+	const char *k, *v;
+	size_t klen, vlen;
+	int end;
+
+	for (end = 0; end < 2; end++) {
+		if (end == 0)
+			leveldb_iter_seek_to_first(it);
+		else
+			leveldb_iter_seek_to_last(it);
+		if (!leveldb_iter_valid(it))
+			break;
+		k = leveldb_iter_key(it, &klen);
+		v = leveldb_iter_value(it, &vlen);
+		leveldb_writebatch_put(batch, k, klen, v, vlen);
+	}
+	leveldb_iter_destroy(it);
+	if (ldb_write_now(s, batch, 0) == 0)
+		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
+	leveldb_writebatch_destroy(batch);
+}
+
 static void
 ldb_settle(struct ldb_store *s)
 {
@@ -593,7 +683,7 @@ ldb_settle(struct ldb_store *s)
 		flush_memtable(s);
 	if (s->db != NULL && settle_wait(s, s->written >= SETTLE_BYTES, 1,
 	    clock_deadline(SETTLE_MS)))
-		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
+		compact_all(s);
 }
 
 /*

@@ -358,6 +358,22 @@ load_input() {
 	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
 }
 
+@test "small tables of keys loaded in order are merged once they outnumber the store's MB" {
+	[ "$PERC_TEST_STORE" = leveldb ] || skip "LevelDB's table files"
+	# Each batch's memtable becomes a table of some KB, which LevelDB
+	# puts in its deepest level, beside the others, and never merges.
+	awk 'BEGIN { for (i = 0; i < 200000; i++)
+	    printf "row%09d\tcol\tvalue %d, a value of some forty bytes\n", i, i }' \
+	    > "$BATS_TEST_TMPDIR/in"
+	perc load --batch 1000 < "$BATS_TEST_TMPDIR/in" > /dev/null
+	kb=$(du -sk "$PERC_DIR/store" | cut -f 1)
+	tables=$(ls "$PERC_DIR/store" | grep -c '\.ldb$')
+	[ "$tables" -le $((64 + 2 * kb / 1024)) ] ||
+	    fail "$tables table files in $kb KB"
+	perc scan > "$BATS_TEST_TMPDIR/out"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+}
+
 @test "loads in small batches or large leave few table files and an empty log" {
 	[ "$PERC_TEST_STORE" = leveldb ] || skip "LevelDB's table files"
 	awk 'BEGIN { for (i = 0; i < 20000; i++)

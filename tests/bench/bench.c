@@ -238,6 +238,44 @@ raw_reads(const char *dir, int n)
 }
 
 /*
+ * Write the first and last keys again, as they are: LevelDB compacts a
+ * range only into the deepest level with tables, leaving that level's
+ * tables unmerged, unless a table above spans them (see compact_all in
+ * lib/store_leveldb.c).
+ */
+static void
+span_all(leveldb_t *db)
+{
+	leveldb_readoptions_t *r = leveldb_readoptions_create();
+	leveldb_writeoptions_t *w = leveldb_writeoptions_create();
+	leveldb_writebatch_t *wb = leveldb_writebatch_create();
+	leveldb_iterator_t *it = leveldb_create_iterator(db, r);
+	const char *k, *v;
+	size_t klen, vlen;
+	char *err = NULL;
+	int end;
+
+	for (end = 0; end < 2; end++) {
+		if (end == 0)
+			leveldb_iter_seek_to_first(it);
+		else
+			leveldb_iter_seek_to_last(it);
+		if (!leveldb_iter_valid(it))
+			break;
+		k = leveldb_iter_key(it, &klen);
+		v = leveldb_iter_value(it, &vlen);
+		leveldb_writebatch_put(wb, k, klen, v, vlen);
+	}
+	leveldb_iter_destroy(it);
+	leveldb_write(db, w, wb, &err);
+	if (err != NULL)
+		die(err);
+	leveldb_writebatch_destroy(wb);
+	leveldb_writeoptions_destroy(w);
+	leveldb_readoptions_destroy(r);
+}
+
+/*
  * Let LevelDB finish the compactions a bulk load leaves owing, so the
  * reads measured next see the store in its steady state instead of each
  * paying part of that debt when it closes the store.
@@ -254,6 +292,7 @@ settle(const char *dir)
 		fprintf(stderr, "bench: %s\n", err);
 		return 1;
 	}
+	span_all(db);
 	leveldb_compact_range(db, NULL, 0, NULL, 0);
 	leveldb_close(db);
 	/* Once more: the new manifest then holds the result, not its history. */
