@@ -162,40 +162,26 @@ done:
 /*
  * With reuse_logs LevelDB also appends to the manifest it finds, until
  * it is as big as a table (2 MB), and every open replays it whole: an
- * edit for each table a writer made and each compaction removed, and
- * one for each open before.  Past what a new manifest would hold plus
- * MANIFEST_SLACK, the store is opened as not clean, and LevelDB writes
- * a new one (and a table of the log): a few milliseconds, once in some
- * hundreds of opens, where replaying 80 KB cost each open half of one.
+ * edit for each table a writer made and each compaction removed.  So
+ * the marker also keeps the manifest's size when LevelDB last wrote a
+ * new one (an open not clean does); past that by MANIFEST_SLACK, the
+ * store is opened as not clean, and LevelDB writes a new one (and a
+ * table of the log): a few milliseconds, once in some MB written, where
+ * replaying 80 KB of edits cost each open half of one.
  */
-#define MANIFEST_SLACK     ((off_t)16 << 10)
-#define MANIFEST_PER_TABLE 256
-
-/* What the store's directory holds, beside its newest log. */
-struct store_files {
-	unsigned long tables;
-	off_t         manifest_bytes;  /* of the newest manifest */
-};
-
-static int
-manifest_outgrown(const struct store_files *f)
-{
-	return f->manifest_bytes > MANIFEST_SLACK +
-	    (off_t)f->tables * MANIFEST_PER_TABLE;
-}
+#define MANIFEST_SLACK ((off_t)4 << 10)
 
 /*
- * The marker's text for the newest log into out; with files, what
- * else the directory holds.
+ * The newest log's identity into out, "NAME SIZE CRC"; with
+ * manifest_bytes, the size of the newest manifest too.
  */
 static int
 log_identity(const struct ldb_store *s, char *out, size_t size,
-    struct store_files *files)
+    off_t *manifest_bytes)
 {
 	unsigned char tail[CLEAN_TAIL];
 	char name[256] = "", manifest[256] = "", path[4096];
 	unsigned long long num, best = 0, best_manifest = 0;
-	unsigned long tables = 0;
 	struct dirent *e;
 	struct stat st;
 	ssize_t n;
@@ -211,9 +197,6 @@ log_identity(const struct ldb_store *s, char *out, size_t size,
 		    end > 0 && e->d_name[end] == '\0' && num >= best) {
 			best = num;
 			memcpy(name, e->d_name, strlen(e->d_name) + 1);
-		} else if (sscanf(e->d_name, "%llu.ldb%n", &num, &end) == 1 &&
-		    end > 0 && e->d_name[end] == '\0') {
-			tables++;
 		} else if (sscanf(e->d_name, "MANIFEST-%llu%n", &num,
 		    &end) == 1 && end > 0 && e->d_name[end] == '\0' &&
 		    num >= best_manifest) {
@@ -222,12 +205,11 @@ log_identity(const struct ldb_store *s, char *out, size_t size,
 		}
 	}
 	closedir(d);
-	if (files != NULL) {
-		files->tables = tables;
-		files->manifest_bytes = 0;
+	if (manifest_bytes != NULL) {
+		*manifest_bytes = 0;
 		snprintf(path, sizeof(path), "%s/%s", s->path, manifest);
 		if (manifest[0] != '\0' && stat(path, &st) == 0)
-			files->manifest_bytes = st.st_size;
+			*manifest_bytes = st.st_size;
 	}
 	snprintf(path, sizeof(path), "%s/%s", s->path, name);
 	if (name[0] == '\0' || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -241,20 +223,23 @@ log_identity(const struct ldb_store *s, char *out, size_t size,
 	close(fd);
 	if (n != (ssize_t)len)
 		return -1;
-	snprintf(out, size, "%s %jd %08" PRIx32 "\n", name,
+	snprintf(out, size, "%s %jd %08" PRIx32, name,
 	    (intmax_t)st.st_size, codec_crc32(0, tail, len));
 	return 0;
 }
 
 /*
- * Does the marker vouch for the log?  Then *log_bytes: its size.  And
- * what else the directory holds, in *files.
+ * Does the marker, "IDENTITY FRESH", vouch for the log?  Then
+ * *log_bytes is its size.  And has the manifest grown by at most
+ * MANIFEST_SLACK since LevelDB wrote it, FRESH bytes long?
  */
 static int
-marker_matches(const struct ldb_store *s, uint64_t *log_bytes,
-    struct store_files *files)
+marker_matches(struct ldb_store *s, uint64_t *log_bytes)
 {
-	char want[320], have[320];
+	char want[320], have[320], *end;
+	long long fresh;
+	off_t manifest;
+	size_t len;
 	ssize_t n;
 	int fd;
 
@@ -263,11 +248,17 @@ marker_matches(const struct ldb_store *s, uint64_t *log_bytes,
 		return 0;
 	n = read(fd, have, sizeof(have) - 1);
 	close(fd);
-	if (n <= 0 || log_identity(s, want, sizeof(want), files) != 0)
+	if (n <= 0 || log_identity(s, want, sizeof(want), &manifest) != 0)
 		return 0;
 	have[n] = '\0';
-	if (strcmp(have, want) != 0)
+	len = strlen(want);
+	if (strncmp(have, want, len) != 0 || have[len] != ' ')
 		return 0;
+	fresh = strtoll(have + len + 1, &end, 10);
+	if (end == have + len + 1 || strcmp(end, "\n") != 0 || fresh < 0 ||
+	    manifest > (off_t)fresh + MANIFEST_SLACK)
+		return 0;
+	s->manifest_fresh = (off_t)fresh;
 	(void)sscanf(want, "%*s %" SCNu64, log_bytes);
 	return 1;
 }
@@ -277,10 +268,14 @@ static void
 marker_write(const struct ldb_store *s)
 {
 	char text[320];
+	size_t len;
 	int fd;
 
 	if (log_identity(s, text, sizeof(text), NULL) != 0)
 		return;
+	len = strlen(text);
+	snprintf(text + len, sizeof(text) - len, " %jd\n",
+	    (intmax_t)s->manifest_fresh);
 	if ((fd = open(s->cleanpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0)
 		return;
@@ -377,8 +372,7 @@ int
 ldb_acquire(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	struct store_files files;
-	char *err = NULL;
+	char *err = NULL, identity[320];
 	int rc;
 
 	if (s->db != NULL)
@@ -401,8 +395,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	if (s->base.read_only == ENOSPC && clock_mono_ms() - s->full_at_ms >= 1000)
 		s->base.read_only = 0;
 	/* Not clean, LevelDB makes the log tables, and starts a new one. */
-	s->clean = marker_matches(s, &s->log_bytes, &files) &&
-	    !manifest_outgrown(&files);
+	s->clean = marker_matches(s, &s->log_bytes);
 	if (!s->paused) {       /* see ldb_settle */
 		s->written = 0;
 		buf_reset(&s->lo);
@@ -434,6 +427,10 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		flock(s->lockfd, LOCK_UN);
 		return ldb_fail(s, err, "cannot open the store");
 	}
+	/* LevelDB wrote a new manifest: what its growth is measured from. */
+	if (!s->clean && !s->base.read_only &&
+	    log_identity(s, identity, sizeof(identity), &s->manifest_fresh) != 0)
+		s->manifest_fresh = 0;
 	s->opened_ms = clock_mono_ms();
 	if ((rc = ldb_load_safe_point(s)) < 0)
 		ldb_release(base);

@@ -25,6 +25,8 @@ struct ldb_store {
 	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* opened on a log it vouched for */
+	off_t                   manifest_fresh; /* its size when LevelDB
+	                                           last wrote it anew */
 	int                     wrote;    /* a write went in this session */
 	uint64_t                written;  /* bytes of batches it wrote */
 	uint64_t                log_bytes; /* in the log the next open
