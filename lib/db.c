@@ -183,6 +183,7 @@ static int
 mkdir_p(const char *path, char *top, size_t topsz)
 {
 	char tmp[4096], *p;
+	int end;
 
 	top[0] = '\0';
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
@@ -190,13 +191,14 @@ mkdir_p(const char *path, char *top, size_t topsz)
 	for (p = tmp + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
+		end = *p == '\0' || p[1] == '\0';
 		*p = '\0';
 		if (mkdir(tmp, 0755) == 0) {
 			if (top[0] == '\0')
 				snprintf(top, topsz, "%s", tmp);
 		} else if (errno != EEXIST)
 			return -1;
-		if (p[1] == '\0' || strcmp(tmp, path) == 0)
+		if (end)
 			return 0;
 		*p = '/';
 	}
