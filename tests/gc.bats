@@ -252,7 +252,7 @@ gc_to() {
 	for i in 1 2 3 4; do perc set r c "v$i"; done
 	[ "$(perc show r | grep -c '	write	')" -eq 4 ]
 	perc set r c v5                 # the fifth commit notices
-	poll 100 eval '[ "$(perc show r | grep -c "	write	")" -eq 1 ]' ||
+	poll "$(scaled 100)" eval '[ "$(perc show r | grep -c "	write	")" -eq 1 ]' ||
 		fail "no gc ran: $(perc show r)"
 	run -0 perc get r c
 	assert_output v5

@@ -441,7 +441,7 @@ reader() {
 		BG_PIDS+=($!)
 	done
 	# Kill a master once the workers are well under way.
-	for _ in $(seq 600); do
+	for _ in $(seq "$(scaled 600)"); do
 		[ "$(wc -l < "$LOG")" -ge 20 ] && break
 		sleep 0.1
 	done
