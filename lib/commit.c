@@ -164,12 +164,6 @@ col_of(const struct write *w)
 	return buf_bytes(&w->col);
 }
 
-/*
- * Prewrite one cell, cleaning up the locks of gone owners on the way;
- * a live owner's lock is a conflict at once, never a wait.  The
- * primary's prewrite takes our lease in the store, on a store shared
- * with other machines, which cannot see our journal token.
- */
 /* STORE_NOTIFY where w changes an observed column, for its prewrite. */
 static unsigned
 notify_flag(const perc_txn *txn, const struct write *w)
@@ -177,6 +171,12 @@ notify_flag(const perc_txn *txn, const struct write *w)
 	return db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
 }
 
+/*
+ * Prewrite one cell, cleaning up the locks of gone owners on the way;
+ * a live owner's lock is a conflict at once, never a wait.  The
+ * primary's prewrite takes our lease in the store, on a store shared
+ * with other machines, which cannot see our journal token.
+ */
 static int
 prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
     struct lock_rec *lock, struct group *g)
