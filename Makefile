@@ -241,13 +241,15 @@ fuzz:
 # joined, leaves "possibly lost" blocks: only definite leaks count.)
 # The files run in VALGRIND_JOBS shards at once (tests/bats-shards).
 # Every perc run goes under memcheck, or with VALGRIND_EVERY=N about
-# one in N: the full pass takes well over an hour on two cores, so CI
-# runs the whole suite with N=5.
+# one in N: the full pass takes about 50 minutes per store on two
+# cores, so it is run by hand (.ci/run's optional valgrind stage takes
+# one run in 40).  tests/valgrind.supp holds what is not ours.
 VALGRIND_TESTS = tests
 VALGRIND_JOBS = 2
 VALGRIND_EVERY = 1
 VALGRIND = valgrind --error-exitcode=99 --leak-check=full \
-	--show-leak-kinds=definite --errors-for-leak-kinds=definite
+	--show-leak-kinds=definite --errors-for-leak-kinds=definite \
+	--suppressions=$(CURDIR)/tests/valgrind.supp
 check-valgrind:
 	rm -rf build-valgrind && mkdir build-valgrind
 	git ls-files | tar -cf - -T - | tar -xf - -C build-valgrind

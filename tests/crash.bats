@@ -103,10 +103,12 @@ commit_ts_of() {
 
 # start_paused FP PAUSE [TTL [LAST]]: T (already begun) commits in the
 # background and stays alive at FP for PAUSE seconds (scaled under
-# valgrind).  Returns once it is there.  LAST (default c) is the last row T writes.  PAUSED_PID is its pid; stdout and stderr in $BATS_TEST_TMPDIR/out
-# and err.
+# valgrind).  Its locks live TTL seconds (default 30, scaled too, so that
+# a scaled pause never outlasts them).  Returns once it is there.  LAST
+# (default c) is the last row T writes.  PAUSED_PID is its pid; stdout
+# and stderr in $BATS_TEST_TMPDIR/out and err.
 start_paused() {
-	local fp=$1 pause ttl=${3:-30} last=${4:-c}
+	local fp=$1 pause ttl=${3:-$(scaled 30)} last=${4:-c}
 	pause=$(scaled "$2")
 	PERC_LOCK_TTL=$ttl PERC_FAILPOINT="$fp:pause=$pause" perc commit -t "$T" \
 	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
@@ -576,7 +578,7 @@ reap() {
 	T2=$(perc begin)
 	perc set -t "$T2" b col t2
 	T=$T2
-	start_paused after-prewrite 600 30 b
+	start_paused after-prewrite 600 "$(scaled 30)" b
 	t1=$(perc begin)
 	perc set -t "$t1" a col t1
 	perc set -t "$t1" b col t1
@@ -606,7 +608,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 600 30 a
+	start_paused after-prewrite 600 "$(scaled 30)" a
 	# A reader of b must not wait for B: A committed at ct.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col
 	assert_output new-b
@@ -630,7 +632,7 @@ reap() {
 	T=$(perc begin)
 	tB=$T
 	perc set -t "$tB" a col B
-	start_paused after-prewrite 600 30 a
+	start_paused after-prewrite 600 "$(scaled 30)" a
 	locked_by "$tA" b dead || fail "A's lock on b should still be there"
 	# A reader of b must judge A by A's start ts, not by B's lock.
 	PERC_LOCK_TIMEOUT=1 run -0 timeout 20 perc get b col
