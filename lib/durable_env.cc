@@ -12,7 +12,10 @@
  *  - a log let go with unsynced appends is synced first, unless the DB
  *    is shutting down (durable_env_closing): that costs one fsync per
  *    memtable switch, not one per process, and the unsynced tail of a
- *    clean shutdown is vouched for by store.clean instead (store_leveldb.c);
+ *    clean shutdown is vouched for by store.clean instead (store_leveldb.c).
+ *    LevelDB 1.23 lets the log go by deleting it, so a failure of that
+ *    sync cannot be returned there: it fails every later sync of the
+ *    Env instead, and so the commit point that would stand on it;
  *  - a new log's directory entry is synced before its first sync
  *    returns (LevelDB syncs the directory only with the manifest, which
  *    covers its tables but not a log made since): else the synced
@@ -120,6 +123,19 @@ public:
 		held_.clear();
 	}
 
+	/* The first failed sync of a switched log, for every later sync. */
+	void switch_failed(const Status &s)
+	{
+		std::lock_guard<std::mutex> l(mu_);
+		if (switch_error_.ok())
+			switch_error_ = s;
+	}
+	Status switch_error()
+	{
+		std::lock_guard<std::mutex> l(mu_);
+		return switch_error_;
+	}
+
 	void set_closing() { closing_ = true; }
 	bool closing() const { return closing_; }
 
@@ -197,6 +213,7 @@ private:
 	std::mutex                       mu_;
 	std::map<std::string, FileState> files_;
 	std::vector<std::pair<void (*)(void *), void *>> held_;
+	Status                           switch_error_;
 };
 
 Status
@@ -214,8 +231,10 @@ DurableWritable::Append(const Slice &data)
 Status
 DurableWritable::Sync()
 {
-	Status s;
+	Status s = env_->switch_error();
 
+	if (!s.ok())
+		return s;
 	if (entry_unsynced_) {
 		if (!(s = env_->sync_dir_of(name_)).ok())
 			return s;
@@ -238,8 +257,12 @@ DurableWritable::Sync()
 void
 DurableWritable::sync_if_switched()
 {
-	if (is_log_ && dirty_ && !env_->closing())
-		Sync();
+	if (!is_log_ || !dirty_ || env_->closing())
+		return;
+	Status s = Sync();
+	if (!s.ok())
+		env_->switch_failed(Status::IOError(name_, "a log let go "
+		    "unsynced at a memtable switch: " + s.ToString()));
 }
 
 Status

@@ -55,6 +55,25 @@ ldb_fail(const struct ldb_store *s, char *err, const char *doing)
 	return rc;
 }
 
+/*
+ * A read that failed: LevelDB's corruption text does not name the table
+ * whose block failed its checksum, so name the one this thread read last.
+ */
+static int
+ldb_read_fail(const struct ldb_store *s, char *err)
+{
+	const char *table = store_last_read();
+	char *named;
+
+	if (strncmp(err, "Corruption:", 11) == 0 && table != NULL &&
+	    strstr(err, table) == NULL &&
+	    asprintf(&named, "%s in %s", err, table) >= 0) {
+		leveldb_free(err);
+		err = named;
+	}
+	return ldb_fail(s, err, "cannot read the store");
+}
+
 /* Prepare s for the data directory dir; nothing is opened yet. */
 static int
 ldb_init(struct ldb_store *s, const char *dir)
@@ -749,7 +768,7 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 
 	v = leveldb_get(s->db, s->read, key.data, key.len, &len, &err);
 	if (err != NULL)
-		return ldb_fail(s, err, "cannot read the store");
+		return ldb_read_fail(s, err);
 	if (v == NULL)
 		return PERC_ENOTFOUND;
 	rc = buf_set(out, v, len);
@@ -908,7 +927,7 @@ ldb_iter_error(leveldb_iterator_t *it)
 
 	leveldb_iter_get_error(it, &err);
 	if (err != NULL)
-		return ldb_fail(NULL, err, "cannot read the store");
+		return ldb_read_fail(NULL, err);
 	return 0;
 }
 

@@ -64,6 +64,7 @@ leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
                             char **errptr);
 void store_close_tuned(leveldb_t *db, void *env, int read_only);
 void store_cut_power(void *env);
+const char *store_last_read(void);
 size_t store_batch_size(leveldb_writebatch_t *batch);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);

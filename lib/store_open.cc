@@ -11,8 +11,9 @@
  *    records as part of it (google/leveldb#1287), so store_leveldb.c asks for
  *    it only when it knows the log ends whole;
  *  - a small write buffer bounds the log that each open replays;
- *  - a silent info logger spares the rename of LOG to LOG.old and the
- *    new LOG file that every open would otherwise make;
+ *  - a quiet info logger spares the rename of LOG to LOG.old and the
+ *    new LOG file that every open would otherwise make (it only keeps
+ *    the file a corruption is in, for the error);
  *  - a store perc may not write is opened over readonly_env.cc, which
  *    keeps LevelDB's own writes of the open in memory; any other over
  *    durable_env.cc, which adds the syncs a power cut needs.
@@ -21,8 +22,12 @@
  * goes on using leveldb/c.h.
  */
 #include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
 
 #include <leveldb/c.h>
 #include <leveldb/db.h>
@@ -47,12 +52,103 @@ struct leveldb_writebatch_t {
 
 namespace {
 
-class SilentLogger : public leveldb::Logger {
+/*
+ * Says nothing, but keeps the file named by recovery's last "dropping"
+ * line: LevelDB's corruption status of a damaged log does not name it.
+ */
+class DroppedLogger : public leveldb::Logger {
 public:
-	void Logv(const char *, std::va_list) override {}
+	void Logv(const char *format, std::va_list ap) override
+	{
+		char line[1024];
+
+		if (std::strstr(format, "dropping") == nullptr)
+			return;
+		std::vsnprintf(line, sizeof(line), format, ap);
+		const char *end = std::strstr(line, ": dropping");
+		if (end == nullptr)
+			return;
+		const char *start = line;
+		if (std::strncmp(start, "(ignoring error) ", 17) == 0)
+			start += 17;
+		std::lock_guard<std::mutex> l(mu_);
+		file_.assign(start, end);
+	}
+	std::string take()
+	{
+		std::lock_guard<std::mutex> l(mu_);
+		std::string f;
+
+		f.swap(file_);
+		return f;
+	}
+
+private:
+	std::mutex  mu_;
+	std::string file_;
 };
 
-SilentLogger silent;
+DroppedLogger quiet;
+
+/*
+ * Nor does its corruption status of a damaged table: each thread keeps
+ * the name of the file it read last, which is the one a block that
+ * fails its checksum came from (LevelDB checks right after the read).
+ */
+thread_local std::string last_read;
+
+class NamedFile : public leveldb::RandomAccessFile {
+public:
+	NamedFile(std::string name, leveldb::RandomAccessFile *target)
+	    : name_(std::move(name)), target_(target) {}
+	~NamedFile() override { delete target_; }
+	leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice *result,
+	    char *scratch) const override
+	{
+		last_read.assign(name_);
+		return target_->Read(offset, n, result, scratch);
+	}
+
+private:
+	std::string                name_;
+	leveldb::RandomAccessFile *target_;
+};
+
+class NamingEnv : public leveldb::EnvWrapper {
+public:
+	NamingEnv() : EnvWrapper(leveldb::Env::Default()) {}
+	leveldb::Status NewRandomAccessFile(const std::string &f,
+	    leveldb::RandomAccessFile **r) override
+	{
+		leveldb::Status s = target()->NewRandomAccessFile(f, r);
+
+		if (s.ok())
+			*r = new NamedFile(f, *r);
+		return s;
+	}
+};
+
+NamingEnv naming;
+
+/*
+ * The file a corruption found by opening the store at path is in: the
+ * log recovery dropped records of, else the manifest that CURRENT names
+ * (LevelDB reads nothing else to open), else CURRENT itself.
+ */
+std::string
+damaged_file(const char *path)
+{
+	std::string dropped = quiet.take();
+	std::string current = std::string(path) + "/CURRENT", name;
+
+	if (!dropped.empty())
+		return dropped;
+	if (leveldb::ReadFileToString(leveldb::Env::Default(), current,
+	    &name).ok() && name.size() > 1 && name.back() == '\n' &&
+	    name.find('/') == std::string::npos)
+		return std::string(path) + "/" + name.substr(0, name.size() - 1);
+	return current;
+}
 
 } // namespace
 
@@ -83,30 +179,42 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	 */
 	if (flags & STORE_BIG_BUFFER)
 		options.write_buffer_size = (size_t)8 << 20;
-	options.info_log = &silent;
+	options.info_log = &quiet;
 	/*
 	 * Read-only, nothing is appended, so the last log may always be
 	 * reused, torn or not, and a big write buffer lets it stay the
 	 * memtable whatever its size rather than become tables.
 	 */
 	if (flags & STORE_READ_ONLY) {
-		wrapped = readonly_env_new(leveldb::Env::Default());
+		wrapped = readonly_env_new(&naming);
 		options.reuse_logs = true;
 		options.write_buffer_size = (size_t)1 << 30;
 	} else
-		wrapped = durable_env_new(leveldb::Env::Default(),
+		wrapped = durable_env_new(&naming,
 		    (flags & STORE_SIMULATE_CUTS) != 0);
 	options.env = wrapped;
+	quiet.take();
 	leveldb::Status s = leveldb::DB::Open(options, path, &db);
 	if (!s.ok()) {
+		std::string err = s.ToString();
+
 		delete wrapped;
-		*errptr = strdup(s.ToString().c_str());
+		if (s.IsCorruption() && err.find(path) == std::string::npos)
+			err += " in " + damaged_file(path);
+		*errptr = strdup(err.c_str());
 		return nullptr;
 	}
 	if (flags & STORE_READ_ONLY)
 		readonly_env_freeze(wrapped);
 	*env = wrapped;
 	return new leveldb_t{ db };
+}
+
+/* The file this thread's last read of a table came from, or NULL. */
+extern "C" const char *
+store_last_read(void)
+{
+	return last_read.empty() ? nullptr : last_read.c_str();
 }
 
 /* Close what store_open_tuned opened: the DB first, then its Env. */

@@ -457,7 +457,7 @@ fill_store() {
 	perc scan | cmp - "$EXPECT"
 }
 
-@test "a damaged LevelDB table: a read that touches it exits 7 with one line, never a wrong value" {
+@test "a damaged LevelDB table: a read that touches it exits 7 with one line naming it, never a wrong value" {
 	perc_leveldb_only
 	fill_store
 	good=$BATS_TEST_TMPDIR/store.good
@@ -481,6 +481,8 @@ fill_store() {
 		fi
 		[ "$status" -eq 7 ] || fail "scan with $table damaged exited $status: $stderr"
 		assert_error_line
+		[[ $stderr == *"store/$table"* ]] ||
+			fail "scan with $table damaged does not name it: $stderr"
 		hits=$((hits + 1))
 		# What scan printed before it stopped is right, line for line.
 		n=${#lines[@]}
@@ -507,22 +509,34 @@ fill_store() {
 	[ "$hits" -gt 0 ] || fail "no damaged table was ever read: $tables"
 }
 
-@test "a damaged LevelDB MANIFEST or CURRENT: every command exits 7 with one line" {
+@test "a damaged LevelDB log, MANIFEST or CURRENT: every command exits 7 with one line naming the file" {
 	perc_leveldb_only
 	fill_store
+	# Records in the log too, synced (a commit point), then damaged
+	# where no power cut tears: the middle, not the tail.
+	for i in $(seq 1 50); do perc set "s$i" c "$(printf '%0200d' "$i")"; done
 	cp -a "$PERC_DIR/store" "$BATS_TEST_TMPDIR/store.good"
-	for what in manifest current; do
+	for what in log manifest current; do
 		rm -rf "$PERC_DIR/store"
 		cp -a "$BATS_TEST_TMPDIR/store.good" "$PERC_DIR/store"
 		case $what in
-		manifest) overwrite "$(ls "$PERC_DIR"/store/MANIFEST-*)" ;;
-		current) echo garbage > "$PERC_DIR/store/CURRENT" ;;
+		log)
+			file=$(ls "$PERC_DIR"/store/*.log | tail -n 1)
+			overwrite "$file" ;;
+		manifest)
+			file=$(ls "$PERC_DIR"/store/MANIFEST-*)
+			overwrite "$file" ;;
+		current)
+			file=$PERC_DIR/store/CURRENT
+			printf 'MANIFEST-000001' > "$file" ;;
 		esac
 		for args in "get r0001 c" "scan" "set r0001 c x" "show r0001" \
 		    "resolve-locks"; do
 			run -7 --separate-stderr perc $args
 			assert_error_line
 			assert_output ''
+			[[ $stderr == *"$file"* ]] ||
+				fail "$what damaged: '$args' does not name $file: $stderr"
 		done
 	done
 }
