@@ -371,6 +371,7 @@ perc_db_init_store(const char *path, const char *store_url,
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
 		    strerror(errno));
 	close(fd);
+	/* Synced with the rest by sync_new_dir below: a journal needs it. */
 	dir_path(sub, sizeof(sub), path, "txn");
 	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,

@@ -78,13 +78,6 @@ write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/*
- * Create the journal of a new transaction; it is open until finished.
- * Journals are never synced: a power cut may empty one (its handle then
- * exits 7 and may be aborted), remove it (exit 5), or bring back a
- * finished one (committing it again finds its commit): no acknowledged
- * commit depends on a journal, only on the store's commit point.
- */
 /* Name the new journal of transaction start_ts, and make its header. */
 static int
 journal_new(struct journal *j, unsigned char head[HEADER_SIZE],
@@ -103,6 +96,13 @@ journal_new(struct journal *j, unsigned char head[HEADER_SIZE],
 	return 0;
 }
 
+/*
+ * Create the journal of a new transaction; it is open until finished.
+ * Journals are never synced: a power cut may empty one (its handle then
+ * exits 7 and may be aborted), remove it (exit 5), or bring back a
+ * finished one (committing it again finds its commit): no acknowledged
+ * commit depends on a journal, only on the store's commit point.
+ */
 int
 journal_create(struct journal *j, const char *dir, perc_ts start_ts)
 {

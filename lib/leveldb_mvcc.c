@@ -667,6 +667,13 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	    start_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
 		goto done;
 	leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+	/*
+	 * Not synced.  A rollback a power cut takes leaves a lock whose
+	 * owner died with the machine: the next reader rolls it back again.
+	 * And a late commit of it would need a synced commit point, which
+	 * makes this batch durable first (the same log, or the old log
+	 * synced at a switch: durable_env.cc) and finds the rollback.
+	 */
 	rc = ldb_write((struct ldb_store *)base, b, 0);
 done:
 	if (b != NULL)

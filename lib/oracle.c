@@ -167,6 +167,11 @@ oracle_create(const char *dir)
 	char path[4096];
 	int fd;
 
+	/*
+	 * Created empty and not synced: its hot state only counts under
+	 * this boot id (above), and init syncs its directory entry.  The
+	 * ceiling below is the oracle's durable part.
+	 */
 	oracle_path(path, sizeof(path), dir, "oracle.lock");
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		return error_set(PERC_EIO, "cannot create '%s': %s", path,

@@ -60,6 +60,7 @@ write_state(struct owner *o, uint64_t registered_ms, perc_ts oldest)
 	codec_put_u64(rec + 8, registered_ms);
 	codec_put_u64(rec + 16, oldest);
 	codec_put_u32(rec + 24, codec_crc32(0, rec, 24));
+	/* No sync: after a power cut no owner lives on (see the top). */
 	if (pwrite(o->fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
 		return disk_write_error(o->path, "cannot write the owner file");
 	o->shown = oldest;

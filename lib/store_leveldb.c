@@ -141,6 +141,10 @@ store_leveldb_create(const char *dir)
 
 	if ((rc = ldb_init(&s, dir)) < 0)
 		goto done;
+	/*
+	 * Empty, only flocked: not synced itself; its directory entry is,
+	 * by init's sync of the new directory (db.c), before init returns.
+	 */
 	if ((fd = open(s.lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		rc = error_set(PERC_EIO, "cannot create '%s': %s", s.lockpath,
 		    strerror(errno));

@@ -320,18 +320,20 @@ syncs_after() {
 	/^(mkdir|unlink|rmdir)\("/ { split($0, a, "\""); pending(parent(a[2])) }
 	/^rename\("/ { split($0, a, "\""); pending(parent(a[2])); pending(parent(a[4])) }
 	/^openat\(.*O_CREAT/ { split($0, a, "\""); pending(parent(a[2])) }
-	/^f(data)?sync\([0-9]+</ { match($0, /<[^>]*>/); d = substr($0, RSTART + 1, RLENGTH - 2); delete need[d] }
+	/^write\([0-9]+</ { match($0, /<[^>]*>/); dirty[substr($0, RSTART + 1, RLENGTH - 2)] = NR }
+	/^rename\("/ && (a[2] in dirty) { print "rename of " a[2] " before its fsync"; bad = 1 }
+	/^f(data)?sync\([0-9]+</ { match($0, /<[^>]*>/); d = substr($0, RSTART + 1, RLENGTH - 2); delete need[d]; delete dirty[d] }
 	END { for (d in need) { print "no fsync of " d " after line " need[d]; bad = 1 } exit bad }
 	' "$1"
 }
 
-@test "init is durable: every directory it changed is synced before it returns" {
+@test "init is durable: every file synced before its rename, every directory it changed before it returns" {
 	command -v strace > /dev/null || skip "strace is not installed"
 	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "strace under valgrind"
 	cd "$BATS_TEST_TMPDIR"
 	# LeakSanitizer cannot run under ptrace.
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-	run -0 strace -f -qq -y -o trace -e trace=mkdir,openat,rename,unlink,rmdir,fsync,fdatasync \
+	run -0 strace -f -qq -y -o trace -e trace=mkdir,openat,write,rename,unlink,rmdir,fsync,fdatasync \
 	    perc init "$BATS_TEST_TMPDIR/new/parent/db"
 	sed -i -e 's/^[0-9]* *//' trace
 	grep -q '^rename(.*config' trace || fail "no rename of config in the trace"
@@ -342,6 +344,11 @@ syncs_after() {
 	run syncs_after trace.bad
 	assert_failure
 	assert_output --partial "no fsync of $BATS_TEST_TMPDIR/new/parent"
+	# And a file renamed into place before its own fsync.
+	grep -v '^fsync([0-9]*<[^>]*/config.tmp>)' trace > trace.bad
+	run syncs_after trace.bad
+	assert_failure
+	assert_output --partial "rename of $BATS_TEST_TMPDIR/new/parent/db/config.tmp before its fsync"
 }
 
 # ---------------------------------------------------------------------
