@@ -61,4 +61,20 @@ int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
 int  cmd_read_stdin(perc_buf *out);
 int  cmd_print_field(perc_bytes field);
 int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
+
+/*
+ * Progress of long work on stderr, as git shows it: only when stderr is
+ * a terminal, one line redrawn at most every 100 ms, ended by a newline.
+ */
+struct cmd_progress {
+	const char *what;       /* "perc scan", say */
+	const char *unit;       /* what is counted: "cells" */
+	int         on;         /* stderr is a terminal */
+	int         shown;      /* a line is on the screen */
+	int64_t     next_ms;    /* when the next redraw may come */
+};
+void cmd_progress_start(struct cmd_progress *p, const char *what,
+    const char *unit);
+void cmd_progress_tick(struct cmd_progress *p, uint64_t n);
+void cmd_progress_done(struct cmd_progress *p, uint64_t n);
 #endif

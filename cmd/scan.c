@@ -1,6 +1,7 @@
 /* cmd/scan.c - perc scan: list the visible cells as escaped TSV */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -25,6 +26,8 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	perc_bytes row, col, val;
 	perc_txn *txn = NULL;
 	perc_iter *it = NULL;
+	struct cmd_progress progress;
+	uint64_t n = 0;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "t:",
@@ -60,8 +63,14 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0) ||
 	    (rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)
 		goto done;
-	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0)
+	/* The cells are the progress when they go to the terminal too. */
+	cmd_progress_start(&progress, "perc scan", "cells");
+	progress.on = progress.on && !isatty(STDOUT_FILENO);
+	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
 		cmd_print_cell(row, col, val);
+		cmd_progress_tick(&progress, ++n);
+	}
+	cmd_progress_done(&progress, n);
 	if (rc == PERC_ITEROVER)
 		rc = 0;
 done:

@@ -1,8 +1,10 @@
 /* cmd/util.c - helpers every command shares: usage, errors, arguments */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -156,4 +158,45 @@ cmd_parse_seconds(int64_t *out_ms, const char *arg)
 		return -1;
 	*out_ms = (int64_t)(v * 1000);
 	return 0;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+cmd_progress_start(struct cmd_progress *p, const char *what, const char *unit)
+{
+	p->what = what;
+	p->unit = unit;
+	p->on = isatty(STDERR_FILENO);
+	p->shown = 0;
+	/* Quick work shows nothing: the first line after a second. */
+	p->next_ms = now_ms() + 1000;
+}
+
+void
+cmd_progress_tick(struct cmd_progress *p, uint64_t n)
+{
+	int64_t now;
+
+	/* The clock only every 1,024 ticks: a tick may be a cell. */
+	if (!p->on || (n & 1023) != 0 || (now = now_ms()) < p->next_ms)
+		return;
+	fprintf(stderr, "\r%s: %" PRIu64 " %s", p->what, n, p->unit);
+	p->shown = 1;
+	p->next_ms = now + 100;
+}
+
+void
+cmd_progress_done(struct cmd_progress *p, uint64_t n)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%s: %" PRIu64 " %s, done.\n", p->what, n,
+		    p->unit);
 }
