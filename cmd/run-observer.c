@@ -114,9 +114,13 @@ done:
 	perc_buf_dispose(&col);
 }
 
-/* One runner: one pass with --once, else passes until a signal. */
+/*
+ * One runner: one pass with --once, else passes until a signal.  A
+ * runner lives long, so it starts the automatic gc its commits made
+ * due after each pass, not only when it exits (perc.c).
+ */
 static int
-run_loop(perc_db *db, perc_bytes column, const perc_observer *obs)
+run_loop(struct perc_ctx *ctx, perc_bytes column, const perc_observer *obs)
 {
 	struct timespec nap;
 	long idle_ms = 10;
@@ -124,11 +128,13 @@ run_loop(perc_db *db, perc_bytes column, const perc_observer *obs)
 	int rc;
 
 	for (;;) {
-		rc = perc_observer_pass(&ran, db, column, obs);
+		rc = perc_observer_pass(&ran, ctx->db, column, obs);
 		if (rc < 0)
 			return cmd_fail(rc);
 		if (obs->once)
 			return rc;
+		if (perc_gc_due(ctx->db))
+			cmd_gc_auto(ctx);
 		if (stopping)
 			return 0;
 		/* Idle: poll with backoff, up to a second. */
@@ -144,7 +150,7 @@ run_loop(perc_db *db, perc_bytes column, const perc_observer *obs)
 
 /* --workers N: N runners as child processes; the worst status wins. */
 static int
-run_workers(long workers, perc_db *db, perc_bytes column,
+run_workers(long workers, struct perc_ctx *ctx, perc_bytes column,
     perc_observer *obs)
 {
 	pid_t pids[64];
@@ -158,7 +164,7 @@ run_workers(long workers, perc_db *db, perc_bytes column,
 			if (getppid() == 1)
 				_exit(0);
 			srand((unsigned)getpid());
-			_exit(run_loop(db, column, obs));
+			_exit(run_loop(ctx, column, obs));
 		}
 		if (pids[i] > 0)
 			started++;
@@ -236,6 +242,6 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	sigaction(SIGTERM, &sa, NULL);
 	srand((unsigned)getpid());
 	if (workers > 1)
-		return run_workers(workers, ctx->db, column, &obs);
-	return run_loop(ctx->db, column, &obs);
+		return run_workers(workers, ctx, column, &obs);
+	return run_loop(ctx, column, &obs);
 }

@@ -474,6 +474,29 @@ perc get -t "$PERC_TXN" -e "$PERC_ROW_ESCAPED" "$PERC_COLUMN_ESCAPED" \
 	    " 12 1" ]
 }
 
+# out_writes: how many versions of r's column out the store holds.
+out_writes() {
+	perc show r | awk -F '\t' '$1 == "out" && $2 == "write"' | wc -l
+}
+
+@test "a long-running observer starts the automatic gc its own commits make due" {
+	# Only the runner's commits count towards gc: the sets under it
+	# never start one.
+	PERC_GC_AUTO=3 PERC_GC_RETAIN=0 start_runner "$T_DIR/err" --quiet col -- \
+	    sh -c 'perc set -t "$PERC_TXN" "$PERC_ROW" out "$(perc get -t "$PERC_TXN" "$PERC_ROW" col)"'
+	for i in 1 2 3 4 5 6; do
+		PERC_GC_AUTO=0 perc set r col "v$i"
+		poll "$(scaled 300)" eval '[ "$(perc get r out 2> /dev/null)" = "v$i" ]'
+	done
+	# Six runs, six versions of out, unless a gc the runner started
+	# removed those no snapshot can read; the runner still runs.
+	poll "$(scaled 300)" eval '[ "$(out_writes)" -lt 6 ]'
+	kill -0 "$RUNNER_PID"
+	run -0 perc get r out
+	assert_output v6
+	stop_runner TERM
+}
+
 @test "usage errors exit 2 with one line, even outside a data directory" {
 	PERC_DIR="$T_DIR/missing"
 	for args in "col true" "col" "-- true" "col --" "--once col true" \
