@@ -89,12 +89,27 @@ group_end(perc_txn *txn, struct group *g, int rc)
 }
 
 /*
- * A transaction this large may take longer than a reader would wait:
- * its locks say so, and readers push it past their snapshots rather
- * than wait for it (store_ops.push).  Smaller ones commit within one
- * stretch of the store, and readers wait for them, as SPEC says.
+ * A transaction larger than one group, in cells or in bytes, may take
+ * longer than a reader would wait: its locks say so, and readers push
+ * it past their snapshots rather than wait for it (store_ops.push).
+ * Smaller ones commit within one stretch of the store, and readers
+ * wait for them, as SPEC says.
  */
-#define LARGE_TXN_CELLS 4096
+static int
+is_large(const struct writeset *ws)
+{
+	size_t i, bytes = 0;
+
+	if (ws->n >= GROUP_CELLS)
+		return 1;
+	for (i = 0; i < ws->n; i++) {
+		bytes += ws->w[i].row.len + ws->w[i].col.len +
+		    ws->w[i].value.len;
+		if (bytes >= GROUP_BYTES)
+			return 1;
+	}
+	return 0;
+}
 
 static int renew_lease(int64_t *renewed, perc_txn *txn);
 
@@ -322,7 +337,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	lock.wall_ms = (uint64_t)clock_wall_ms();
 	lock.ttl_ms = db->ttl_ms;
 	lock.pid = (uint32_t)getpid();
-	lock.large = ws->n >= LARGE_TXN_CELLS;
+	lock.large = is_large(ws);
 	if ((rc = buf_set(&lock.host, db->host, strlen(db->host))) < 0 ||
 	    (rc = buf_addb(&lock.primary_row, row_of(nth(ws, 0)))) < 0 ||
 	    (rc = buf_addb(&lock.primary_col, col_of(nth(ws, 0)))) < 0)
