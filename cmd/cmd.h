@@ -69,12 +69,16 @@ int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
 struct cmd_progress {
 	const char *what;       /* "perc scan", say */
 	const char *unit;       /* what is counted: "cells" */
+	uint64_t    n;          /* how many, as last told */
 	int         on;         /* stderr is a terminal */
-	int         shown;      /* a line is on the screen */
+	int         width;      /* of the line on the screen; 0: none */
 	int64_t     next_ms;    /* when the next redraw may come */
 };
 void cmd_progress_start(struct cmd_progress *p, const char *what,
     const char *unit);
+/* n so far; a caller thins its calls (the clock is read each time). */
 void cmd_progress_tick(struct cmd_progress *p, uint64_t n);
-void cmd_progress_done(struct cmd_progress *p, uint64_t n);
+/* The same, as libperc's perc_db_progress tells it. */
+void cmd_progress_heard(const char *counted, uint64_t n, void *arg);
+void cmd_progress_done(struct cmd_progress *p);
 #endif

@@ -17,6 +17,7 @@ cmd_commit(int argc, char **argv, struct perc_ctx *ctx)
 	const char *handle = NULL;
 	perc_txn *txn = NULL;
 	perc_ts commit_ts = 0;
+	struct cmd_progress progress;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "t:",
@@ -37,9 +38,13 @@ cmd_commit(int argc, char **argv, struct perc_ctx *ctx)
 	if (optind != argc || handle == NULL)
 		return cmd_usage(usage);
 
+	cmd_progress_start(&progress, "perc commit", "cells locked");
 	if ((rc = cmd_open_db(ctx)) == 0 &&
-	    (rc = perc_txn_open(&txn, ctx->db, handle)) == 0)
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) == 0) {
+		perc_db_progress(ctx->db, cmd_progress_heard, &progress);
 		rc = perc_txn_commit(&commit_ts, txn);
+		cmd_progress_done(&progress);
+	}
 	perc_txn_free(txn);
 	if (rc < 0)
 		return cmd_fail(rc);

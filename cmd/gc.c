@@ -25,6 +25,7 @@ cmd_gc(int argc, char **argv, struct perc_ctx *ctx)
 	uint64_t removed;
 	unsigned flags = 0;
 	perc_ts sp;
+	struct cmd_progress progress;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
@@ -48,8 +49,13 @@ cmd_gc(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	if (optind != argc)
 		return cmd_usage(usage);
-	if ((rc = cmd_open_db(ctx)) == 0 &&
-	    (rc = perc_gc(&sp, &removed, ctx->db, retain_ms, flags)) == 0)
+	cmd_progress_start(&progress, "perc gc", "versions removed");
+	if ((rc = cmd_open_db(ctx)) == 0) {
+		perc_db_progress(ctx->db, cmd_progress_heard, &progress);
+		rc = perc_gc(&sp, &removed, ctx->db, retain_ms, flags);
+		cmd_progress_done(&progress);
+	}
+	if (rc == 0)
 		printf("%" PRIu64 "\t%" PRIu64 "\n", sp, removed);
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

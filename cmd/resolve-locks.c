@@ -1,6 +1,7 @@
 /* cmd/resolve-locks.c - perc resolve-locks: clean up abandoned locks */
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -9,14 +10,17 @@ static const char usage[] =
 
 enum { OPT_DRY_RUN = 256, OPT_ALL, OPT_OLDER_THAN };
 
+/* Each lock a line; on a terminal, the count on stderr when stdout is not. */
 static int
 print_lock(const perc_resolved *lock, void *arg)
 {
-	(void)arg;
+	struct cmd_progress *progress = arg;
+
 	cmd_print_field(lock->row);
 	putchar('\t');
 	cmd_print_field(lock->column);
 	printf("\t%" PRIu64 "\t%s\n", lock->start_ts, lock->action);
+	cmd_progress_tick(progress, progress->n + 1);
 	return 0;
 }
 
@@ -32,6 +36,7 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 	};
 	int64_t older_than_ms = 0;
 	unsigned flags = 0;
+	struct cmd_progress progress;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
@@ -58,8 +63,11 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	if (optind != argc)
 		return cmd_usage(usage);
+	cmd_progress_start(&progress, "perc resolve-locks", "locks met");
+	progress.on = progress.on && !isatty(STDOUT_FILENO);
 	if ((rc = cmd_open_db(ctx)) == 0)
 		rc = perc_resolve_locks(ctx->db, flags, older_than_ms,
-		    print_lock, NULL);
+		    print_lock, &progress);
+	cmd_progress_done(&progress);
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

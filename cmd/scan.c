@@ -68,9 +68,11 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	progress.on = progress.on && !isatty(STDOUT_FILENO);
 	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
 		cmd_print_cell(row, col, val);
-		cmd_progress_tick(&progress, ++n);
+		if ((++n & 1023) == 0)
+			cmd_progress_tick(&progress, n);
 	}
-	cmd_progress_done(&progress, n);
+	progress.n = n;
+	cmd_progress_done(&progress);
 	if (rc == PERC_ITEROVER)
 		rc = 0;
 done:

@@ -174,10 +174,23 @@ cmd_progress_start(struct cmd_progress *p, const char *what, const char *unit)
 {
 	p->what = what;
 	p->unit = unit;
+	p->n = 0;
 	p->on = isatty(STDERR_FILENO);
-	p->shown = 0;
+	p->width = 0;
 	/* Quick work shows nothing: the first line after a second. */
 	p->next_ms = now_ms() + 1000;
+}
+
+/* Draw the line again, over the last one, blanking what it left. */
+static void
+redraw(struct cmd_progress *p, const char *end)
+{
+	int w = fprintf(stderr, "\r%s: %" PRIu64 " %s%s", p->what, p->n,
+	    p->unit, end);
+
+	if (w > 0 && w < p->width)
+		fprintf(stderr, "%*s", p->width - w, "");
+	p->width = w > 0 ? w : p->width;
 }
 
 void
@@ -185,18 +198,27 @@ cmd_progress_tick(struct cmd_progress *p, uint64_t n)
 {
 	int64_t now;
 
-	/* The clock only every 1,024 ticks: a tick may be a cell. */
-	if (!p->on || (n & 1023) != 0 || (now = now_ms()) < p->next_ms)
+	p->n = n;
+	if (!p->on || (now = now_ms()) < p->next_ms)
 		return;
-	fprintf(stderr, "\r%s: %" PRIu64 " %s", p->what, n, p->unit);
-	p->shown = 1;
+	redraw(p, "");
 	p->next_ms = now + 100;
 }
 
 void
-cmd_progress_done(struct cmd_progress *p, uint64_t n)
+cmd_progress_heard(const char *counted, uint64_t n, void *arg)
 {
-	if (p->shown)
-		fprintf(stderr, "\r%s: %" PRIu64 " %s, done.\n", p->what, n,
-		    p->unit);
+	struct cmd_progress *p = arg;
+
+	p->unit = counted;
+	cmd_progress_tick(p, n);
+}
+
+void
+cmd_progress_done(struct cmd_progress *p)
+{
+	if (p->width > 0) {
+		redraw(p, ", done.");
+		fputc('\n', stderr);
+	}
 }

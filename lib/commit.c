@@ -264,7 +264,11 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 			rc = group_flush(txn, &g, nth(ws, i));
 		if (rc == 0)
 			rc = yield_store(txn, &g, &held, NULL);
+		if ((i & 1023) == 1023)
+			db_progress(txn->db, "cells committed", i + 1);
 	}
+	if (rc == 0)
+		db_progress(txn->db, "cells committed", ws->n);
 	rc = group_end(txn, &g, rc);
 	if (rc < 0)
 		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
@@ -350,6 +354,8 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 		    ((rc = failpoint(db, "after-prewrite-primary")) < 0 ||
 		    (rc = group_start(txn, &g)) < 0))
 			break;
+		if ((*done & 1023) == 1023)
+			db_progress(db, "cells locked", *done + 1);
 		if ((*done > 0 && (rc = group_flush(txn, &g,
 		    nth(ws, *done))) < 0) ||
 		    (rc = keep_lease(&renewed, txn)) < 0 ||

@@ -552,3 +552,17 @@ perc_snapshot_ts(perc_ts *out, perc_db *db)
 		rc = db->store->ops->ts_last(db->store, out, deadline);
 	return rc;
 }
+
+void
+perc_db_progress(perc_db *db, perc_progress_fn fn, void *arg)
+{
+	db->progress = fn;
+	db->progress_arg = arg;
+}
+
+void
+db_progress(perc_db *db, const char *counted, uint64_t n)
+{
+	if (db->progress != NULL)
+		db->progress(counted, n, db->progress_arg);
+}

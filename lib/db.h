@@ -23,9 +23,13 @@ struct perc_db {
 	int64_t      gc_counted_ms; /* when they were last counted */
 	struct stat  config_st;    /* DIR/config as last read */
 	struct owner owner;        /* token of the local transactions */
+	perc_progress_fn progress; /* perc_db_progress's */
+	void        *progress_arg;
 };
 
 int db_is_observed(const perc_db *db, perc_bytes col);
 int db_acquire(perc_db *db, int64_t deadline_ms);
 void db_release(perc_db *db);
+/* Tell perc_db_progress's listener how many of counted so far. */
+void db_progress(perc_db *db, const char *counted, uint64_t n);
 #endif

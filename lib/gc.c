@@ -369,6 +369,7 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 	gc.bound = gc.cell.bound = bound;
 	gc.dry_run = dry_run;
 	while ((rc = s->ops->gc(s, &gc)) == 0 && !gc.done) {
+		db_progress(db, "versions removed", gc.removed);
 		/* Between batches, let other processes in. */
 		db_release(db);
 		if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)

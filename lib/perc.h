@@ -127,6 +127,16 @@ void perc_db_keep(perc_db *db);
 void perc_db_release(perc_db *db);
 
 /*
+ * Progress of long work, for a user who watches (perc(1) shows it on a
+ * terminal, as git does): while perc_txn_commit or perc_gc runs, fn
+ * hears what is being counted ("cells locked", "cells committed",
+ * "versions removed") and how many so far, every 1,024 cells and after
+ * each batch.  fn NULL: nobody hears.
+ */
+typedef void (*perc_progress_fn)(const char *counted, uint64_t n, void *arg);
+void perc_db_progress(perc_db *db, perc_progress_fn fn, void *arg);
+
+/*
  * Timestamp oracle: hands out n >= 1 consecutive fresh timestamps, the
  * first of them in *out.  They are greater than every timestamp handed
  * out before, by any process, across process and machine crashes.
