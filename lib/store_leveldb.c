@@ -696,6 +696,12 @@ ldb_settle(struct ldb_store *s)
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    failpoint_cuts_power())
 		return;
+	/*
+	 * The reader pins the tables of the version it was made on: those
+	 * the compactions below make obsolete would stay on disk until the
+	 * next open deletes them (a long commit's, some 20 MB of them).
+	 */
+	reader_drop(s);
 	if (s->written >= RANGE_BYTES)
 		compact_written(s);
 	else if (s->log_bytes >= FLUSH_BYTES && (s->written >= FLUSH_BYTES ||
