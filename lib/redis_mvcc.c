@@ -192,6 +192,53 @@ done:
 	return rc;
 }
 
+/* prewrite.lua's arguments for w under lock, and the bytes they use. */
+struct prewrite_args {
+	perc_buf      prefix, enc, nkey;
+	unsigned char start8[8];
+	char          op, ttl[24];
+	perc_bytes    v[9];
+};
+
+static int
+prewrite_args(struct prewrite_args *a, const struct redis_store *s,
+    const struct write *w, const struct lock_rec *lock, unsigned flags)
+{
+	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if ((rc = codec_cell_prefix(&a->prefix, REGION_CELL, row, col)) < 0 ||
+	    (rc = codec_lock_encode(&a->enc, lock)) < 0)
+		return rc;
+	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY) &&
+	    (rc = codec_key(&a->nkey, REGION_NOTIFY, row, col, KIND_NOTIFY,
+	    lock->start_ts)) < 0)
+		return rc;
+	codec_put_u64(a->start8, lock->start_ts);
+	a->op = (char)w->op;
+	a->v[0] = buf_bytes(&a->prefix);
+	a->v[1] = bytes_of(a->start8, 8);
+	a->v[2] = buf_bytes(&a->enc);
+	a->v[3] = bytes_of(&a->op, 1);
+	a->v[4] = bytes_str(w->ack ? "1" : "0");
+	a->v[5] = w->op == OP_PUT ? buf_bytes(&w->value) : bytes_str("");
+	a->v[6] = buf_bytes(&a->nkey);
+	snprintf(a->ttl, sizeof(a->ttl), "%" PRIu64,
+	    (uint64_t)lock->ttl_ms + LEASE_SLACK_MS);
+	a->v[7] = bytes_str(s->owner);
+	a->v[8] = bytes_str(a->ttl);
+	return 0;
+}
+
+static void
+prewrite_args_dispose(struct prewrite_args *a)
+{
+	perc_buf_dispose(&a->prefix);
+	perc_buf_dispose(&a->enc);
+	perc_buf_dispose(&a->nkey);
+}
+
 /*
  * Prewrite w for the transaction of lock: see lib/redis/prewrite.lua.
  * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
@@ -204,36 +251,15 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 {
 	struct redis_store *s = (struct redis_store *)base;
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
-	perc_buf prefix = PERC_BUF_INIT, enc = PERC_BUF_INIT;
-	perc_buf nkey = PERC_BUF_INIT;
-	unsigned char start8[8];
-	char op = (char)w->op, ttl[24];
 	perc_ts lease = (flags & STORE_PRIMARY) ? lock->start_ts : 0;
+	struct prewrite_args a;
 	const redisReply *v;
 	redisReply *r = NULL;
-	perc_bytes args[9];
 	long long code;
 	int rc;
 
-	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0 ||
-	    (rc = codec_lock_encode(&enc, lock)) < 0)
+	if ((rc = prewrite_args(&a, s, w, lock, flags)) < 0)
 		goto done;
-	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY) &&
-	    (rc = codec_key(&nkey, REGION_NOTIFY, row, col, KIND_NOTIFY,
-	    lock->start_ts)) < 0)
-		goto done;
-	codec_put_u64(start8, lock->start_ts);
-	args[0] = buf_bytes(&prefix);
-	args[1] = bytes_of(start8, 8);
-	args[2] = buf_bytes(&enc);
-	args[3] = bytes_of(&op, 1);
-	args[4] = bytes_str(w->ack ? "1" : "0");
-	args[5] = w->op == OP_PUT ? buf_bytes(&w->value) : bytes_str("");
-	args[6] = buf_bytes(&nkey);
-	snprintf(ttl, sizeof(ttl), "%" PRIu64,
-	    (uint64_t)lock->ttl_ms + LEASE_SLACK_MS);
-	args[7] = bytes_str(s->owner);
-	args[8] = bytes_str(ttl);
 	/*
 	 * A sole cell's lock needs no WAIT of its own: its commit point's
 	 * WAIT, on the same master's replication stream, covers it, and
@@ -241,10 +267,10 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	 */
 	if (flags & STORE_SOLE)
 		rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, lease,
-		    9, args, "writing a lock");
+		    9, a.v, "writing a lock");
 	else
 		rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
-		    args, "writing a lock");
+		    a.v, "writing a lock");
 	if (rc < 0)
 		goto done;
 	v = elem_str(r, 1);
@@ -267,9 +293,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 done:
 	if (r != NULL)
 		freeReplyObject(r);
-	perc_buf_dispose(&prefix);
-	perc_buf_dispose(&enc);
-	perc_buf_dispose(&nkey);
+	prewrite_args_dispose(&a);
 	return rc;
 }
 
@@ -333,6 +357,96 @@ done:
 		freeReplyObject(r);
 	perc_buf_dispose(&prefix);
 	perc_buf_dispose(&nprefix);
+	return rc;
+}
+
+/*
+ * Did a pipelined step succeed, its script saying 0 and, where asked
+ * for, a replica having it (replicas -1: the master has none)?
+ */
+static int
+step_done(const rc_pipeline *p, size_t i, int replicated)
+{
+	const redisReply *r = rc_pipeline_reply(p, i);
+
+	return r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r->element[0]->integer == 0 &&
+	    (!replicated || rc_pipeline_replicas(p, i) != 0);
+}
+
+/*
+ * store_ops.prewrite_many: the prewrites of secondaries, pipelined by
+ * master with one WAIT each, as eval_replicated's alone: a lock lost in
+ * a failover would lose its cell's write.
+ */
+int
+rs_prewrite_many(struct store *base, const struct write *const *w,
+    const unsigned *flags, size_t n, const struct lock_rec *lock, int *done)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	char names[4][RS_KEY_MAX];
+	struct lock_rec cell = *lock;   /* its op each cell's own */
+	struct prewrite_args a;
+	perc_bytes keys[4];
+	rc_pipeline *p = NULL;
+	size_t i, nkeys;
+	int rc;
+
+	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
+		cell.op = w[i]->op;
+		if ((rc = prewrite_args(&a, s, w[i], &cell, flags[i])) == 0)
+			rc = rc_pipeline_evalsha(p, keys[0], RC_WAIT,
+			    s->script[RS_PREWRITE], nkeys, keys, 9, a.v);
+		prewrite_args_dispose(&a);
+	}
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n; i++)
+		done[i] = rc == 0 && step_done(p, i, 1);
+	rc_pipeline_free(p);
+	return rc;
+}
+
+/* store_ops.commit_many: secondaries' commits, pipelined by master. */
+int
+rs_commit_many(struct store *base, const struct write *const *w, size_t n,
+    perc_ts start_ts, perc_ts commit_ts, int *done)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	char names[4][RS_KEY_MAX];
+	unsigned char start8[8], commit8[8];
+	perc_buf prefix = PERC_BUF_INIT;
+	perc_bytes keys[4], args[4];
+	rc_pipeline *p = NULL;
+	size_t i, nkeys;
+	int rc;
+
+	codec_put_u64(start8, start_ts);
+	codec_put_u64(commit8, commit_ts);
+	args[1] = bytes_of(start8, 8);
+	args[2] = bytes_of(commit8, 8);
+	args[3] = bytes_str("");        /* no notifications to clear */
+	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
+		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
+		    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col))) < 0)
+			break;
+		args[0] = buf_bytes(&prefix);
+		rc = rc_pipeline_evalsha(p, keys[0], 0, s->script[RS_COMMIT],
+		    nkeys, keys, 4, args);
+	}
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n; i++)
+		done[i] = rc == 0 && step_done(p, i, 0);
+	perc_buf_dispose(&prefix);
+	rc_pipeline_free(p);
 	return rc;
 }
 

@@ -197,6 +197,23 @@ struct store_ops {
 	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
 	                 perc_ts start_ts, unsigned flags);
 	/*
+	 * The same steps on the n cells w[], all at once, where a store
+	 * can send them together (Redis: pipelined, one round trip and one
+	 * WAIT per master): prewrite (flags[i] prewrite's for w[i]) or a
+	 * secondary's commit (lock's op is taken from each w[i]).  done[i]
+	 * is 1 when w[i]'s step is done and
+	 * as durable as prewrite or commit would have made it; 0 when it
+	 * met anything else (a lock, a conflict, no replica in time), and
+	 * the caller takes that cell's step again, alone, which finds its
+	 * work done or says what is wrong.  NULL: one cell at a time.
+	 */
+	int  (*prewrite_many)(struct store *s, const struct write *const *w,
+	                      const unsigned *flags, size_t n,
+	                      const struct lock_rec *lock, int *done);
+	int  (*commit_many)(struct store *s, const struct write *const *w,
+	                    size_t n, perc_ts start_ts, perc_ts commit_ts,
+	                    int *done);
+	/*
 	 * A whole transaction in one step, where the store can write every
 	 * cell of it atomically (the LevelDB store, under its lock): each
 	 * cell checked as prewrite checks it (flags[i] are prewrite's for

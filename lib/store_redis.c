@@ -108,6 +108,24 @@ rs_row_command(redisReply **out, struct redis_store *s, perc_bytes row,
 	    rs_deadline(s));
 }
 
+size_t
+rs_row_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
+    const struct redis_store *s, perc_bytes row, perc_ts lease_ts)
+{
+	unsigned b = rs_bucket(row);
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		rs_bucket_key(names[i], s, b, "kvl"[i]);
+		keys[i] = bytes_str(names[i]);
+	}
+	if (lease_ts == 0)
+		return 3;
+	rs_lease_key(names[3], s, row, lease_ts);
+	keys[3] = bytes_str(names[3]);
+	return 4;
+}
+
 int
 rs_row_eval(redisReply **out, long long *code, int *replicas,
     struct redis_store *s, int script, perc_bytes row, perc_ts lease_ts,
@@ -115,20 +133,11 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
 {
 	char names[4][RS_KEY_MAX];
 	perc_bytes keys[4];
-	unsigned b = rs_bucket(row);
-	size_t nkeys = lease_ts != 0 ? 4 : 3;
+	size_t nkeys = rs_row_keys(names, keys, s, row, lease_ts);
 	redisReply *r;
-	int rc, i;
+	int rc;
 
 	*out = NULL;
-	for (i = 0; i < 3; i++) {
-		rs_bucket_key(names[i], s, b, "kvl"[i]);
-		keys[i] = bytes_str(names[i]);
-	}
-	if (lease_ts != 0) {
-		rs_lease_key(names[3], s, row, lease_ts);
-		keys[3] = bytes_str(names[3]);
-	}
 	if ((rc = rc_evalsha(&r, replicas, s->cl, s->script[script],
 	    keys[0], nkeys, keys, nargs, args, rs_deadline(s))) < 0)
 		return rc;
@@ -296,6 +305,8 @@ static const struct store_ops redis_ops = {
 	.find_commit    = rs_find_commit,
 	.prewrite       = rs_prewrite,
 	.commit         = rs_commit,
+	.prewrite_many  = rs_prewrite_many,
+	.commit_many    = rs_commit_many,
 	.rollback       = rs_rollback,
 	.push           = rs_push,
 	.safe_point     = rs_safe_point,

@@ -81,6 +81,11 @@ int      rs_bad_reply(const struct redis_store *s, const char *doing);
 /* One command on the slot of row's bucket (its 'v' hash). */
 int      rs_row_command(redisReply **out, struct redis_store *s,
                         perc_bytes row, size_t argc, const perc_bytes *argv);
+/* The KEYS of a script on row (see rs_row_eval) into keys, their bytes
+   in names: how many. */
+size_t   rs_row_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
+                     const struct redis_store *s, perc_bytes row,
+                     perc_ts lease_ts);
 /* Run one of the scripts on row's bucket (KEYS: its k, v and l, then,
    unless lease_ts is 0, the lease of transaction lease_ts, whose primary
    row is row): its reply in *out, whose first element, an integer, in
@@ -108,6 +113,11 @@ int rs_prewrite(struct store *s, perc_ts *committed_at,
                 unsigned flags, struct lock_rec *blocker);
 int rs_commit(struct store *s, perc_bytes row, perc_bytes col,
               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+int rs_prewrite_many(struct store *s, const struct write *const *w,
+                     const unsigned *flags, size_t n,
+                     const struct lock_rec *lock, int *done);
+int rs_commit_many(struct store *s, const struct write *const *w, size_t n,
+                   perc_ts start_ts, perc_ts commit_ts, int *done);
 int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, unsigned flags);
 int rs_push(struct store *s, perc_bytes primary_row, perc_bytes primary_col,

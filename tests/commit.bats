@@ -252,6 +252,47 @@ locks_in_log() {
 	assert_output 'blind blind old-c'
 }
 
+# big_txn: a transaction writing a, b and c (col big) and m0000 to
+# m2999 (col v): the handle in T2.
+big_txn() {
+	T2=$(perc begin)
+	perc set -t "$T2" a col big b col big c col big
+	awk 'BEGIN { for (i = 0; i < 3000; i++) printf "m%04d\nv\nbig\n", i }' |
+	    tr '\n' '\0' | xargs -0 -n 1500 perc set -t "$T2"
+}
+
+@test "a big commit cleans dead locks among its cells, sent many at a time" {
+	# On Redis the cells after the primary go 1,024 to a pipeline: b
+	# and c, locked by a dead transaction, are taken again alone.
+	stuck_commit after-prewrite
+	big_txn
+	run -0 timeout 60 perc commit -t "$T2"
+	[[ $output =~ ^[0-9]+$ ]]
+	run -0 abc
+	assert_output 'big big big'
+	[ "$(perc scan --prefix m | grep -c $'\tbig$')" -eq 3000 ]
+	run -0 perc resolve-locks --all --dry-run
+	assert_output ''
+}
+
+@test "a big commit that meets a live lock among its cells: exit 3, none of it" {
+	perc set m1500 v old
+	t1=$(perc begin)
+	perc set -t "$t1" m1500 v t1
+	big_txn
+	start_live_commit "$t1" m1500 v
+	run -3 --separate-stderr timeout 60 perc commit -t "$T2"
+	assert_error_line
+	kill_live_commit
+	run -0 perc get m1500 v
+	assert_output old
+	[ "$(perc scan --prefix m | wc -l)" -eq 1 ]
+	run -1 perc get a col
+	# The big one rolled its locks back; the get of m1500 the dead one's.
+	run -0 perc resolve-locks --all --dry-run
+	assert_output ''
+}
+
 @test "the same transaction writing one cell twice leaves the last write (PEERS 17)" {
 	t=$(perc begin)
 	perc set -t "$t" r c 1
