@@ -492,6 +492,24 @@ redis_part() {
 	read -r lib set < <("$rbench" write "$work/redis-ops" "$url" "$(n 200)")
 	report "redis raw SET latency" "$set" ms "$set" "-"
 	report "redis libperc 1-cell write txn latency" "$lib" ms "$set" "<= 4.29"
+	# Issue 11 on this store: a load and a scan of 100,000 cells (of
+	# load_part's rows) against sqlite3's of the same rows
+	if command -v sqlite3 > /dev/null; then
+		c=$(n 100000)
+		head -n "$c" "$work/load.tsv" > "$work/redis-load.tsv"
+		read -r sq _ < <(timed sqlite3 "$work/redis-load.db" \
+		    'CREATE TABLE t(r BLOB, c BLOB, v BLOB, PRIMARY KEY (r, c)) WITHOUT ROWID;' \
+		    '.mode tabs' ".import $work/redis-load.tsv t")
+		STORE_URL=$url fresh "$work/redis-load"
+		read -r lib _ < <(timed perc -d "$work/redis-load" load \
+		    --batch 100000 < "$work/redis-load.tsv")
+		report "redis perc load --batch 100000, $c cells, s" "$lib" s \
+		    "$sq" "<= 2.0"
+		read -r sq _ < <(timed sqlite3 "$work/redis-load.db" \
+		    'SELECT * FROM t')
+		read -r lib _ < <(timed perc -d "$work/redis-load" scan)
+		report "redis perc scan of $c cells, s" "$lib" s "$sq" "<= 4.0"
+	fi
 	# perc(1) against sqlite3 and LevelDB, as above
 	c4=$(n 50)
 	if [ -z "${ldb[separate-4]:-}" ]; then     # not taken above
