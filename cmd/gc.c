@@ -1,6 +1,7 @@
 /* cmd/gc.c - perc gc: remove the versions no snapshot can read any more */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,8 @@ cmd_gc(int argc, char **argv, struct perc_ctx *ctx)
 void
 cmd_gc_auto(struct perc_ctx *ctx)
 {
+	char self[PATH_MAX];
+	ssize_t n;
 	pid_t pid;
 	int fd;
 
@@ -87,6 +90,16 @@ cmd_gc_auto(struct perc_ctx *ctx)
 		dup2(fd, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
+	}
+	/*
+	 * This binary by the path the kernel gives: valgrind reports it for
+	 * a perc under memcheck, where an exec of /proc/self/exe itself runs
+	 * valgrind's tool.  That exec is the fallback, for a binary replaced
+	 * since it started.
+	 */
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		execl(self, "perc", "-d", ctx->dir, "gc", (char *)NULL);
 	}
 	execl("/proc/self/exe", "perc", "-d", ctx->dir, "gc", (char *)NULL);
 	_exit(127);
