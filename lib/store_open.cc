@@ -21,6 +21,7 @@
  * The handle returned is the C API's own, so everything else in perc
  * goes on using leveldb/c.h.
  */
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -95,7 +96,7 @@ DroppedLogger quiet;
  * the name of the file it read last, which is the one a block that
  * fails its checksum came from (LevelDB checks right after the read).
  */
-thread_local std::string last_read;
+thread_local char last_read[4096];    /* no heap: see NamedFile::Read */
 
 class NamedFile : public leveldb::RandomAccessFile {
 public:
@@ -105,7 +106,16 @@ public:
 	leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice *result,
 	    char *scratch) const override
 	{
-		last_read.assign(name_);
+		/*
+		 * Copied, not pointed to: a table that fails to open is
+		 * deleted before the error is read.  And into a buffer of
+		 * fixed size, not a string, which LevelDB's detached thread
+		 * would leave on the heap at exit.
+		 */
+		size_t len = std::min(name_.size(), sizeof(last_read) - 1);
+
+		std::memcpy(last_read, name_.data(), len);
+		last_read[len] = '\0';
 		return target_->Read(offset, n, result, scratch);
 	}
 
@@ -214,7 +224,7 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 extern "C" const char *
 store_last_read(void)
 {
-	return last_read.empty() ? nullptr : last_read.c_str();
+	return last_read[0] == '\0' ? nullptr : last_read;
 }
 
 /* Close what store_open_tuned opened: the DB first, then its Env. */
