@@ -131,7 +131,7 @@ rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 	const uint64_t args[ORACLE_ARGS] = { n, (uint64_t)TS_EPOCH_MS,
 	    TS_LOGICAL_BITS, TS_AHEAD_MS };
 	unsigned delay = 1000;
-	long long v[2];
+	long long v[2] = { 0, 0 };    /* gcc -O3 cannot tell the call sets them */
 	int rc;
 
 	if (n == 0 || n > TS_MAX_BATCH)
