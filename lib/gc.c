@@ -320,7 +320,14 @@ count_reset(const char *dir)
 int
 perc_gc_due(perc_db *db)
 {
-	int due = db->gc_due;
+	int due;
+
+	/* A long-lived caller gone idle (an observer's runner, a shell)
+	   counts its last commits now, not when it next commits. */
+	if (db->gc_uncounted > 0 &&
+	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
+		gc_count_flush(db);
+	due = db->gc_due;
 
 	db->gc_due = 0;
 	return due;

@@ -474,9 +474,14 @@ perc get -t "$PERC_TXN" -e "$PERC_ROW_ESCAPED" "$PERC_COLUMN_ESCAPED" \
 	    " 12 1" ]
 }
 
-# out_writes: how many versions of r's column out the store holds.
-out_writes() {
-	perc show r | awk -F '\t' '$1 == "out" && $2 == "write"' | wc -l
+# out_is V: r's column out reads V.  fewer_outs N: the store holds
+# fewer than N versions of it.
+out_is() {
+	[ "$(perc get r out 2> /dev/null)" = "$1" ]
+}
+fewer_outs() {
+	[ "$(perc show r | awk -F '\t' '$1 == "out" && $2 == "write"' |
+	    wc -l)" -lt "$1" ]
 }
 
 @test "a long-running observer starts the automatic gc its own commits make due" {
@@ -486,11 +491,11 @@ out_writes() {
 	    sh -c 'perc set -t "$PERC_TXN" "$PERC_ROW" out "$(perc get -t "$PERC_TXN" "$PERC_ROW" col)"'
 	for i in 1 2 3 4 5 6; do
 		PERC_GC_AUTO=0 perc set r col "v$i"
-		poll "$(scaled 300)" eval '[ "$(perc get r out 2> /dev/null)" = "v$i" ]'
+		poll "$(scaled 300)" out_is "v$i"
 	done
 	# Six runs, six versions of out, unless a gc the runner started
 	# removed those no snapshot can read; the runner still runs.
-	poll "$(scaled 300)" eval '[ "$(out_writes)" -lt 6 ]'
+	poll "$(scaled 300)" fewer_outs 6
 	kill -0 "$RUNNER_PID"
 	run -0 perc get r out
 	assert_output v6
