@@ -437,6 +437,7 @@ perc_db_close(perc_db *db)
 		return;
 	if (db->store != NULL) {
 		gc_count_flush(db);
+		gc_open_note(db, 1);
 		db->store->ops->dispose(db->store);
 	}
 	owner_close(&db->owner);
@@ -533,8 +534,30 @@ perc_db_release(perc_db *db)
 int
 perc_ts_next(perc_ts *out, perc_db *db, size_t n)
 {
-	return db->store->ops->ts_next(db->store, out, n,
-	    clock_deadline(db->timeout_ms));
+	int rc;
+
+	if ((rc = db->store->ops->ts_next(db->store, out, n,
+	    clock_deadline(db->timeout_ms))) == 0 && *out + n - 1 >
+	    db->ts_high)
+		db->ts_high = *out + n - 1;
+	return rc;
+}
+
+int
+db_begin_ts(perc_ts *out, perc_db *db)
+{
+	struct store *s = db->store;
+	int rc;
+
+	if (s->ops->ts_begin == NULL)
+		return perc_ts_next(out, db, 1);
+	if ((rc = s->ops->ts_begin(s, out, clock_deadline(db->timeout_ms)))
+	    == 0) {
+		if (*out > db->ts_high)
+			db->ts_high = *out;
+		db->open_unpublished = 1;
+	}
+	return rc;
 }
 
 int

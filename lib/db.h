@@ -21,6 +21,10 @@ struct perc_db {
 	int          gc_due;       /* commits enough for an automatic gc */
 	size_t       gc_uncounted; /* commits not yet in DIR/gc.count */
 	int64_t      gc_counted_ms; /* when they were last counted */
+	perc_ts      ts_high;      /* the newest timestamp we were handed */
+	int          open_unpublished; /* began transactions the store
+	                              has not heard are over (gc.h) */
+	int64_t      open_published_ms;
 	struct stat  config_st;    /* DIR/config as last read */
 	struct owner owner;        /* token of the local transactions */
 	perc_progress_fn progress; /* perc_db_progress's */
@@ -29,6 +33,8 @@ struct perc_db {
 
 int db_is_observed(const perc_db *db, perc_bytes col);
 int db_acquire(perc_db *db, int64_t deadline_ms);
+/* A transaction's start timestamp (store.h's ts_begin). */
+int db_begin_ts(perc_ts *out, perc_db *db);
 void db_release(perc_db *db);
 /* Tell perc_db_progress's listener how many of counted so far. */
 void db_progress(perc_db *db, const char *counted, uint64_t n);

@@ -12,7 +12,9 @@
  *     and started below it takes a new start timestamp;
  *  3. the journals are looked at again: one that appeared meanwhile
  *     began before its owner could see the fence, and lowers the safe
- *     point to its start;
+ *     point to its start; where other data directories share the store
+ *     (Redis), the oldest start they may have open lowers it too (see
+ *     gc_open_publish);
  *  4. locks below the safe point are resolved (a live owner's lock
  *     stays, and the cell with it);
  *  5. the store records the safe point, durably, never lower than
@@ -227,7 +229,7 @@ resolve_below(void *arg, perc_bytes row, perc_bytes col,
 static int
 safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 {
-	perc_ts now, clock, back, oldest, fence;
+	perc_ts now, clock, back, oldest, fence, others;
 	int rc;
 
 	if ((rc = perc_ts_next(&now, db, 1)) < 0 ||
@@ -248,7 +250,62 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 	if ((rc = journal_oldest(&oldest, db->dir)) < 0)
 		return rc;
 	*bound = oldest < fence ? oldest : fence;
+	if (*bound == 0 || db->store->ops->open_publish == NULL ||
+	    db->store->read_only)
+		return 0;
+	if ((rc = gc_open_publish(db, fence, &others)) < 0)
+		return rc;
+	if (others != 0 && others < *bound)
+		*bound = others;
 	return 0;
+}
+
+/*
+ * Tell the store what this directory has open, for the gc of other
+ * directories: the fence raised to at first, then the journals, so
+ * that a transaction that started below at and that the journals miss
+ * takes a new start above it (txn_begin).
+ */
+int
+gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
+{
+	perc_ts oldest;
+	int rc;
+
+	if ((rc = fence_raise(db->dir, at)) < 0 ||
+	    (rc = journal_oldest(&oldest, db->dir)) < 0 ||
+	    (rc = db->store->ops->open_publish(db->store, at, oldest,
+	    oldest_all, clock_deadline(db->timeout_ms))) < 0)
+		return rc;
+	db->open_unpublished = 0;
+	db->open_published_ms = clock_mono_ms();
+	return 0;
+}
+
+/*
+ * After a transaction: at most once a second, and when the directory
+ * is closed, say that this process's transactions are over, lest the
+ * oldest of them hold back every directory's gc.  Best effort: a
+ * failure leaves an older start published, which only holds gc back
+ * further, and the caller's message stands.
+ */
+#define OPEN_PUBLISH_EVERY_MS 1000
+
+void
+gc_open_note(perc_db *db, int closing)
+{
+	char saved[512];
+	perc_ts all;
+
+	if (!db->open_unpublished || (!closing &&
+	    clock_mono_ms() - db->open_published_ms < OPEN_PUBLISH_EVERY_MS))
+		return;
+	snprintf(saved, sizeof(saved), "%s", perc_errmsg());
+	/* A process that only finished a transaction has no timestamp. */
+	if ((db->ts_high == 0 && perc_ts_next(&all, db, 1) < 0) ||
+	    gc_open_publish(db, db->ts_high, &all) < 0)
+		db->open_unpublished = 0;       /* try no more */
+	error_set(0, "%s", saved);
 }
 
 #define GC_AUTO_COMMITS 10000

@@ -20,5 +20,13 @@ int gc_fence(perc_ts *out, const char *dir);
  * commits a busy process has not counted yet.
  */
 void gc_count_commit(perc_db *db);
+
+/*
+ * Where other data directories share the store: publish what this one
+ * has open (see store.h's open_publish), and gc_open_note's upkeep of
+ * it after a transaction and as the directory closes.
+ */
+int  gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all);
+void gc_open_note(perc_db *db, int closing);
 void gc_count_flush(perc_db *db);
 #endif

@@ -48,7 +48,15 @@ load_library(struct redis_store *s, perc_bytes key, int64_t deadline_ms)
 	return rc;
 }
 
-#define ORACLE_ARGS 4
+#define ORACLE_ARGS 6
+
+/* An oracle function's numeric argument, in its buffer. */
+static perc_bytes
+num_arg(char buf[24], uint64_t v)
+{
+	snprintf(buf, 24, "%" PRIu64, v);
+	return bytes_str(buf);
+}
 
 /*
  * FCALL fn 1 KEY ARG...: the reply, an integer or an array of two, in
@@ -58,22 +66,19 @@ load_library(struct redis_store *s, perc_bytes key, int64_t deadline_ms)
  */
 static int
 oracle_call(long long v[2], int *replicas, struct redis_store *s,
-    const char *fn, const uint64_t *args, int nargs, int64_t deadline_ms)
+    const char *fn, const perc_bytes *args, int nargs, int64_t deadline_ms)
 {
-	char key[RS_KEY_MAX], num[ORACLE_ARGS][24];
+	char key[RS_KEY_MAX];
 	perc_bytes argv[4 + ORACLE_ARGS];
 	redisReply *r;
-	int rc, tries, i;
+	int rc, tries;
 
 	rs_special_key(key, s, "oracle", "ts");
 	argv[0] = bytes_str("FCALL");
 	argv[1] = bytes_str(fn);
 	argv[2] = bytes_str("1");
 	argv[3] = bytes_str(key);
-	for (i = 0; i < nargs; i++) {
-		snprintf(num[i], sizeof(num[i]), "%" PRIu64, args[i]);
-		argv[4 + i] = bytes_str(num[i]);
-	}
+	memcpy(argv + 4, args, (size_t)nargs * sizeof(*args));
 	for (tries = 0;; tries++) {
 		if ((rc = rc_command(&r, replicas, s->cl, argv[3], 4 + nargs,
 		    argv, deadline_ms)) < 0)
@@ -109,27 +114,36 @@ oracle_call(long long v[2], int *replicas, struct redis_store *s,
 static int
 raise_ceiling(struct redis_store *s, uint64_t ceiling, int64_t deadline_ms)
 {
+	char num[24];
+	perc_bytes arg = num_arg(num, ceiling);
 	long long v[2];
 	int rc, replicas;
 
-	if ((rc = oracle_call(v, &replicas, s, "perc2_ts_persist", &ceiling,
-	    1, deadline_ms)) < 0)
+	if ((rc = oracle_call(v, &replicas, s, "perc3_ts_persist", &arg, 1,
+	    deadline_ms)) < 0)
 		return rc;
 	if (replicas == 0)
 		return 0;
-	if ((rc = oracle_call(v, NULL, s, "perc2_ts_confirm", &ceiling, 1,
+	if ((rc = oracle_call(v, NULL, s, "perc3_ts_confirm", &arg, 1,
 	    deadline_ms)) < 0)
 		return rc;
 	return v[0] == 1;
 }
 
-int
-rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
+/*
+ * n timestamps, the first in *out; with dir not NULL, the first starts
+ * a transaction of that data directory (perc3_begin).
+ */
+static int
+ts_next(struct redis_store *s, perc_ts *out, uint64_t n, const char *dir,
+    int64_t deadline_ms)
 {
-	struct redis_store *s = (struct redis_store *)base;
 	/* The count and the layout of timestamp.h, which lives here only. */
-	const uint64_t args[ORACLE_ARGS] = { n, (uint64_t)TS_EPOCH_MS,
-	    TS_LOGICAL_BITS, TS_AHEAD_MS };
+	char num[4][24];
+	const perc_bytes args[ORACLE_ARGS] = { num_arg(num[0], n),
+	    num_arg(num[1], (uint64_t)TS_EPOCH_MS),
+	    num_arg(num[2], TS_LOGICAL_BITS), num_arg(num[3], TS_AHEAD_MS),
+	    bytes_str(dir ? dir : "") };
 	unsigned delay = 1000;
 	long long v[2] = { 0, 0 };    /* gcc -O3 cannot tell the call sets them */
 	int rc;
@@ -138,8 +152,8 @@ rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 		return error_set(PERC_EUSAGE, "cannot hand out %" PRIu64
 		    " timestamps at once", n);
 	for (;;) {
-		if ((rc = oracle_call(v, NULL, s, "perc2_ts", args,
-		    ORACLE_ARGS, deadline_ms)) < 0)
+		if ((rc = oracle_call(v, NULL, s, dir ? "perc3_begin" :
+		    "perc3_ts", args, dir ? 5 : 4, deadline_ms)) < 0)
 			return rc;
 		if (v[0] > 0) {
 			*out = (perc_ts)v[0];
@@ -163,13 +177,50 @@ rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
 }
 
 int
+rs_ts_next(struct store *base, perc_ts *out, uint64_t n, int64_t deadline_ms)
+{
+	return ts_next((struct redis_store *)base, out, n, NULL, deadline_ms);
+}
+
+int
+rs_ts_begin(struct store *base, perc_ts *out, int64_t deadline_ms)
+{
+	struct redis_store *s = (struct redis_store *)base;
+
+	return ts_next(s, out, 1, s->owner, deadline_ms);
+}
+
+/*
+ * What this data directory has open (see perc3_open in
+ * lib/redis/oracle.lua), and the oldest start that any directory of
+ * the table may have open in *oldest_all, 0 when none may.
+ */
+int
+rs_open_publish(struct store *base, perc_ts at, perc_ts oldest_here,
+    perc_ts *oldest_all, int64_t deadline_ms)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	char num[2][24];
+	const perc_bytes args[3] = { bytes_str(s->owner), num_arg(num[0], at),
+	    num_arg(num[1], oldest_here == UINT64_MAX ? 0 : oldest_here) };
+	long long v[2];
+	int rc;
+
+	if ((rc = oracle_call(v, NULL, s, "perc3_open", args, 3,
+	    deadline_ms)) < 0)
+		return rc;
+	*oldest_all = (perc_ts)v[0];
+	return 0;
+}
+
+int
 rs_ts_last(struct store *base, perc_ts *out, int64_t deadline_ms)
 {
 	struct redis_store *s = (struct redis_store *)base;
 	long long v[2];
 	int rc;
 
-	if ((rc = oracle_call(v, NULL, s, "perc2_ts_last", NULL, 0,
+	if ((rc = oracle_call(v, NULL, s, "perc3_ts_last", NULL, 0,
 	    deadline_ms)) < 0)
 		return rc;
 	*out = (perc_ts)v[0];

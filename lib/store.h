@@ -148,6 +148,20 @@ struct store_ops {
 	int  (*ts_next)(struct store *s, perc_ts *out, uint64_t n,
 	                int64_t deadline_ms);
 	int  (*ts_last)(struct store *s, perc_ts *out, int64_t deadline_ms);
+	/*
+	 * Where data directories other than this one share the store (the
+	 * Redis store), gc must hear of their open transactions: ts_begin
+	 * is a transaction's start, which the store notes as this
+	 * directory's in the same step; open_publish says that this
+	 * directory's transactions that started below at are all among its
+	 * journals, the oldest at oldest_here (UINT64_MAX: none), and the
+	 * rest are above at; *oldest_all becomes the oldest start any
+	 * directory may have open, 0 when none may (see lib/gc.c).  NULL:
+	 * a store of this directory alone, whose journals say it all.
+	 */
+	int  (*ts_begin)(struct store *s, perc_ts *out, int64_t deadline_ms);
+	int  (*open_publish)(struct store *s, perc_ts at, perc_ts oldest_here,
+	                     perc_ts *oldest_all, int64_t deadline_ms);
 
 	/* Is the owner of lock known to be alive (1) or gone (0)?  -1: this
 	   store cannot tell, and only the lock's TTL decides. */

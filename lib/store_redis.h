@@ -99,6 +99,9 @@ int      rs_row_eval(redisReply **out, long long *code, int *replicas,
 int rs_ts_next(struct store *s, perc_ts *out, uint64_t n,
                int64_t deadline_ms);
 int rs_ts_last(struct store *s, perc_ts *out, int64_t deadline_ms);
+int rs_ts_begin(struct store *s, perc_ts *out, int64_t deadline_ms);
+int rs_open_publish(struct store *s, perc_ts at, perc_ts oldest_here,
+                    perc_ts *oldest_all, int64_t deadline_ms);
 
 /* redis_mvcc.c: the steps on one cell. */
 int rs_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,

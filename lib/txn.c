@@ -46,7 +46,7 @@ txn_begin(perc_txn **out, perc_db *db, int local)
 	if ((rc = txn_new(out, db)) < 0)
 		return rc;
 	for (;;) {
-		if ((rc = perc_ts_next(&start, db, 1)) < 0 ||
+		if ((rc = db_begin_ts(&start, db)) < 0 ||
 		    (rc = local ? journal_create_local(&(*out)->journal,
 		    db->dir, start, &db->owner) : journal_create(
 		    &(*out)->journal, db->dir, start)) < 0)
@@ -94,8 +94,11 @@ perc_txn_open(perc_txn **out, perc_db *db, const char *handle)
 	    (rc = journal_open(&(*out)->journal, db->dir, handle)) < 0) {
 		perc_txn_free(*out);
 		*out = NULL;
+		return rc;
 	}
-	return rc;
+	/* This process may finish it: the store must hear (gc.h). */
+	db->open_unpublished = db->store->ops->open_publish != NULL;
+	return 0;
 }
 
 const char *
@@ -117,6 +120,7 @@ perc_txn_free(perc_txn *txn)
 		return;
 	writeset_dispose(&txn->writes);
 	journal_close(&txn->journal);
+	gc_open_note(txn->db, 0);
 	free(txn);
 }
 

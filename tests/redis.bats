@@ -107,6 +107,13 @@ leases() {
 	done
 }
 
+# ask REQUEST: one request to the shell coprocess SH; its answer in st
+# and res.
+ask() {
+	echo "$1" >&"${SH[1]}"
+	read -r st res <&"${SH[0]}"
+}
+
 @test "init --store keeps the cells in the cluster and only config and journals in DIR" {
 	run -0 perc init --store "$URL/$(table t)" "$BATS_TEST_TMPDIR/d"
 	export PERC_DIR=$BATS_TEST_TMPDIR/d
@@ -138,6 +145,41 @@ leases() {
 	a=$(perc -d "$BATS_TEST_TMPDIR/a" ts)
 	b=$(perc -d "$BATS_TEST_TMPDIR/b" ts)
 	[ "$b" -gt "$a" ]
+}
+
+@test "gc in one data directory spares what another one's open transactions read" {
+	t=$(table shared)
+	a=$BATS_TEST_TMPDIR/a b=$BATS_TEST_TMPDIR/b
+	perc init --store "$URL/$t" "$a"
+	perc init --store "$URL/$t" "$b"
+	perc -d "$a" set r c old
+	# One handle between commands, one transaction kept by a shell.
+	ta=$(perc -d "$a" begin)
+	coproc SH { exec perc -d "$a" shell 2> "$BATS_TEST_TMPDIR/err"; }
+	pid=$SH_PID
+	BG_PIDS+=("$pid")
+	ask begin
+	assert_equal "$st" ok
+	ts=$res
+	perc -d "$b" set r c new
+	perc -d "$b" set r c newer
+	run -0 perc -d "$b" gc --retain 0
+	safe=${output%%$'\t'*}
+	[ "$safe" -le "$ta" ] || fail "safe point $safe above open $ta"
+	run -0 perc -d "$a" get -t "$ta" r c
+	assert_output old
+	ask "get -t $ts r c"
+	assert_equal "$st $res" "ok old"
+	# Once both are over, gc goes past them.
+	run -0 perc -d "$a" commit -t "$ta"
+	ask "abort -t $ts"
+	assert_equal "$st" ok
+	exec {SH[1]}>&-
+	poll 100 eval "! kill -0 $pid 2> /dev/null" || fail "the shell runs on"
+	run -0 perc -d "$b" gc --retain 0
+	[ "${output%%$'\t'*}" -gt "$ts" ] || fail "gc stayed at '$output'"
+	run -0 perc -d "$b" show r c
+	[ "${#lines[@]}" -eq 2 ] || fail "left: $output"
 }
 
 @test "a data directory cleans up the dead locks another one left" {

@@ -1,4 +1,4 @@
-#!lua name=perc_oracle_2
+#!lua name=perc_oracle_3
 -- lib/redis/oracle.lua - the timestamp oracle of the Redis store, a
 -- function library (FUNCTION LOAD), not a script: it keeps state in
 -- the server's memory between calls, which scripts cannot.
@@ -24,8 +24,19 @@
 -- clock steps back or a failover brings another server's clock.  The
 -- ceiling runs a few seconds of clock ahead.  Timestamps stay below
 -- 2^53: Lua's numbers are doubles.
+--
+-- The oracle also knows, per data directory, the oldest transaction it
+-- may have open, so that gc in any directory of the table spares what
+-- they read (lib/gc.c).  A directory's start is noted in the same
+-- atomic step that hands it out (perc3_begin), and the directory tells
+-- when its transactions end (perc3_open).  This too lives in memory
+-- only, written to neither AOF nor replica: it costs a begin nothing,
+-- and a restart or a failover forgets it until each directory's next
+-- begin or publication.
 
 local state = {}
+local open = {}         -- per key: directory -> oldest start it may have open
+local handed = {}       -- per key: directory -> last start handed to it
 
 local function persisted(key)
 	return tonumber(redis.call('GET', key) or '0')
@@ -49,7 +60,7 @@ local function clock(epoch_ms, shift)
 	return math.max(ms - epoch_ms, 0) * shift
 end
 
--- perc2_ts KEY N EPOCH_MS LOGICAL_BITS AHEAD_MS: {first, 0} when N
+-- perc3_ts KEY N EPOCH_MS LOGICAL_BITS AHEAD_MS: {first, 0} when N
 -- timestamps first.. were handed out; {first, C'} asks the caller to
 -- persist and confirm C' as well, while there is still room; {0, C'}:
 -- none now, persist and confirm C' first.
@@ -71,7 +82,7 @@ local function ts(keys, args)
 	return { first, 0 }
 end
 
--- perc2_ts_persist KEY C': the ceiling becomes at least C'.  It is
+-- perc3_ts_persist KEY C': the ceiling becomes at least C'.  It is
 -- written even when it does not move, so that the caller's WAIT after
 -- it covers whatever write moved it.
 local function persist(keys, args)
@@ -82,7 +93,7 @@ local function persist(keys, args)
 	return c
 end
 
--- perc2_ts_confirm KEY C': a replica has the ceiling C' (the caller's
+-- perc3_ts_confirm KEY C': a replica has the ceiling C' (the caller's
 -- WAIT said so): the limit may rise to it.  0 when this server's
 -- memory was started again meanwhile: take timestamps again.
 local function confirm(keys, args)
@@ -95,15 +106,68 @@ local function confirm(keys, args)
 	return 1
 end
 
--- perc2_ts_last KEY: the last timestamp handed out, or C, above it,
+-- perc3_ts_last KEY: the last timestamp handed out, or C, above it,
 -- when this server has handed out none since it started.
 local function last(keys)
 	local st = current(keys[1])
 	return st.next - 1
 end
 
-redis.register_function('perc2_ts', ts)
-redis.register_function('perc2_ts_persist', persist)
-redis.register_function('perc2_ts_confirm', confirm)
-redis.register_function{ function_name = 'perc2_ts_last',
+-- The table of key's directories, made on first use.
+local function table_of(t, key)
+	if t[key] == nil then
+		t[key] = {}
+	end
+	return t[key]
+end
+
+-- perc3_begin KEY N EPOCH_MS LOGICAL_BITS AHEAD_MS DIR: perc3_ts's
+-- answer; a start handed out is DIR's, which has it open from now on.
+local function begin(keys, args)
+	local r = ts(keys, args)
+	local dir = args[5]
+	local opened = table_of(open, keys[1])
+	if r[1] > 0 then
+		if opened[dir] == nil then
+			opened[dir] = r[1]
+		end
+		table_of(handed, keys[1])[dir] = r[1] + tonumber(args[1]) - 1
+	end
+	return r
+end
+
+-- perc3_open KEY DIR AT OLDEST: DIR's transactions that started below
+-- AT are all among its journals, the oldest of which started at OLDEST
+-- (0: none); those that start later are above AT (lib/gc.c).  So DIR
+-- has nothing open below the older of the two; and nothing at all when
+-- it has no journal and no start was handed to it after AT.  The reply:
+-- the oldest start any directory may have open, 0 when none may.
+local function publish(keys, args)
+	local dir, at, oldest = args[1], tonumber(args[2]), tonumber(args[3])
+	local opened = table_of(open, keys[1])
+	local min = 0
+	if at <= 0 then
+		return redis.error_reply('ERR perc3_open: no timestamp')
+	elseif oldest > 0 then
+		opened[dir] = math.min(oldest, at)
+	elseif (table_of(handed, keys[1])[dir] or 0) <= at then
+		opened[dir] = nil
+	else
+		opened[dir] = at
+	end
+	for _, start in pairs(opened) do
+		if min == 0 or start < min then
+			min = start
+		end
+	end
+	return min
+end
+
+redis.register_function('perc3_ts', ts)
+redis.register_function('perc3_ts_persist', persist)
+redis.register_function('perc3_ts_confirm', confirm)
+redis.register_function{ function_name = 'perc3_ts_last',
     callback = last, flags = { 'no-writes' } }
+redis.register_function('perc3_begin', begin)
+redis.register_function{ function_name = 'perc3_open',
+    callback = publish, flags = { 'no-writes' } }
