@@ -222,7 +222,7 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 		if (rc != PERC_ELOCKED || (rc = group_flush(txn, g, NULL)) < 0)
 			break;
 		rc = lock_resolve(&action, txn->db, row_of(w), col_of(w),
-		    &blocker, 0);
+		    &blocker, 0, NULL);
 		if (rc == 0 && action == RESOLVE_ALIVE)
 			rc = error_set(PERC_ECONFLICT, "row '%s' column '%s' "
 			    "is locked by live transaction %llu (process "

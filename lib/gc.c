@@ -207,9 +207,8 @@ gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
 }
 
 struct below {
-	perc_db  *db;
-	perc_ts   bound;
-	unsigned  flags;
+	perc_ts           bound;
+	struct lock_batch batch;
 };
 
 /* Resolve a lock below the safe point; a live owner's stays. */
@@ -218,11 +217,10 @@ resolve_below(void *arg, perc_bytes row, perc_bytes col,
     const struct lock_rec *lock)
 {
 	struct below *b = arg;
-	int action;
 
 	if (lock->start_ts >= b->bound)
 		return 0;
-	return lock_resolve(&action, b->db, row, col, lock, b->flags);
+	return lock_batch_add(&b->batch, row, col, lock);
 }
 
 /* The safe point of steps 1 to 3 above; *bound 0: nothing to do. */
@@ -407,6 +405,7 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 	perc_ts bound, old;
 	int rc;
 
+	memset(&below, 0, sizeof(below));
 	*safe_point_out = 0;
 	*removed = 0;
 	if (retain_ms < 0)
@@ -426,8 +425,11 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 		goto done;
 	if (bound < old)
 		bound = old;            /* it never moves back */
-	below = (struct below){ db, bound, dry_run ? RESOLVE_DRY_RUN : 0 };
+	below.bound = bound;
+	below.batch.db = db;
+	below.batch.flags = dry_run ? RESOLVE_DRY_RUN : 0;
 	if (bound == 0 || (rc = s->ops->locks(s, resolve_below, &below)) < 0 ||
+	    (rc = lock_batch_flush(&below.batch)) < 0 ||
 	    (!dry_run && (rc = s->ops->safe_point_raise(s, bound)) < 0))
 		goto done;
 	gc.bound = gc.cell.bound = bound;
@@ -443,6 +445,7 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 	*removed = gc.removed;
 done:
 	db_release(db);
+	lock_batch_dispose(&below.batch);
 	free(gc.cell.puts);
 	perc_buf_dispose(&gc.cell.prefix);
 	perc_buf_dispose(&gc.resume);

@@ -138,34 +138,37 @@ perc_show(perc_db *db, perc_bytes row, const perc_bytes *col,
 }
 
 struct resolve_walk {
-	perc_db  *db;
-	unsigned  flags;
-	int64_t   older_than_ms;
-	int     (*fn)(const perc_resolved *, void *);
-	void     *arg;
+	int64_t            older_than_ms;
+	int              (*fn)(const perc_resolved *, void *);
+	void              *arg;
+	struct lock_batch  batch;
 };
 
-/* Resolve one lock met by the walk and tell fn what was done. */
+/* Tell fn what was done to one lock. */
+static int
+report_one(void *arg, perc_bytes row, perc_bytes col, perc_ts start_ts,
+    int action)
+{
+	struct resolve_walk *walk = arg;
+	perc_resolved r;
+
+	r.row = row;
+	r.column = col;
+	r.start_ts = start_ts;
+	r.action = action_name(action);
+	return walk->fn(&r, walk->arg);
+}
+
+/* Resolve one lock met by the walk (lock_batch_add reports it). */
 static int
 resolve_one(void *arg, perc_bytes row, perc_bytes col,
     const struct lock_rec *lock)
 {
 	struct resolve_walk *walk = arg;
-	unsigned flags = walk->flags;
-	perc_resolved r;
-	int rc, action;
 
 	if (clock_wall_ms() - (int64_t)lock->wall_ms < walk->older_than_ms)
 		return 0;
-	if ((rc = lock_resolve(&action, walk->db, row, col, lock,
-	    ((flags & PERC_RESOLVE_ALL) ? RESOLVE_FORCE : 0) |
-	    ((flags & PERC_RESOLVE_DRY_RUN) ? RESOLVE_DRY_RUN : 0))) < 0)
-		return rc;
-	r.row = row;
-	r.column = col;
-	r.start_ts = lock->start_ts;
-	r.action = action_name(action);
-	return walk->fn(&r, walk->arg);
+	return lock_batch_add(&walk->batch, row, col, lock);
 }
 
 /*
@@ -178,12 +181,23 @@ int
 perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
     int (*fn)(const perc_resolved *, void *), void *arg)
 {
-	struct resolve_walk walk = { db, flags, older_than_ms, fn, arg };
+	struct resolve_walk walk;
 	int rc;
 
+	memset(&walk, 0, sizeof(walk));
+	walk.older_than_ms = older_than_ms;
+	walk.fn = fn;
+	walk.arg = arg;
+	walk.batch.db = db;
+	walk.batch.flags = ((flags & PERC_RESOLVE_ALL) ? RESOLVE_FORCE : 0) |
+	    ((flags & PERC_RESOLVE_DRY_RUN) ? RESOLVE_DRY_RUN : 0);
+	walk.batch.report = report_one;
+	walk.batch.arg = &walk;
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
-	rc = db->store->ops->locks(db->store, resolve_one, &walk);
+	if ((rc = db->store->ops->locks(db->store, resolve_one, &walk)) == 0)
+		rc = lock_batch_flush(&walk.batch);
 	db_release(db);
+	lock_batch_dispose(&walk.batch);
 	return rc;
 }

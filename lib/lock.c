@@ -8,6 +8,7 @@
  * or has overrun its TTL, and starts on the primary, so the owner's
  * own commit of the primary fails from then on.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -115,18 +116,32 @@ done:
 /*
  * Resolve lock, met on (row, col): roll it forward or back by the state
  * of its primary, or leave it (RESOLVE_ALIVE) when its owner lives and
- * RESOLVE_FORCE is not given.  The caller holds the store.
+ * RESOLVE_FORCE is not given.  The caller holds the store.  A walk over
+ * many locks passes decided, the fate of the last transaction it
+ * settled, final once its primary says it: the other locks of that
+ * transaction (thousands, after a big commit died) skip the look at the
+ * primary.
  */
 int
 lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
-    const struct lock_rec *lock, unsigned flags)
+    const struct lock_rec *lock, unsigned flags, struct lock_fate *decided)
 {
 	perc_ts committed_at;
 	int rc;
 
-	if ((rc = primary_fate(&committed_at, action, db, lock, flags)) < 0 ||
-	    *action == RESOLVE_ALIVE || (flags & RESOLVE_DRY_RUN))
-		return rc;
+	if (decided != NULL && decided->start_ts == lock->start_ts) {
+		committed_at = decided->commit_ts;
+		*action = committed_at != 0 ? RESOLVE_FORWARD : RESOLVE_BACK;
+	} else {
+		if ((rc = primary_fate(&committed_at, action, db, lock,
+		    flags)) < 0 || *action == RESOLVE_ALIVE ||
+		    (flags & RESOLVE_DRY_RUN))
+			return rc;
+		if (decided != NULL) {
+			decided->start_ts = lock->start_ts;
+			decided->commit_ts = committed_at;
+		}
+	}
 	if (bytes_eq(row, buf_bytes(&lock->primary_row)) &&
 	    bytes_eq(col, buf_bytes(&lock->primary_col)))
 		return 0;       /* primary_fate did the work */
@@ -135,6 +150,92 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 		    lock->start_ts, committed_at, 0);
 	return db->store->ops->rollback(db->store, row, col, lock->start_ts,
 	    0);
+}
+
+/* Can the store do the put-off step of decided's locks at once? */
+static int
+batchable(const struct lock_batch *b)
+{
+	const struct store_ops *ops = b->db->store->ops;
+
+	if (b->flags & RESOLVE_DRY_RUN)
+		return 0;
+	return b->decided.commit_ts != 0 ? ops->commit_many != NULL :
+	    ops->rollback_many != NULL;
+}
+
+int
+lock_batch_add(struct lock_batch *b, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	int rc, action;
+
+	if (lock->start_ts == b->decided.start_ts && batchable(b) &&
+	    !(bytes_eq(row, buf_bytes(&lock->primary_row)) &&
+	    bytes_eq(col, buf_bytes(&lock->primary_col)))) {
+		if (b->held.n == LOCK_BATCH && (rc = lock_batch_flush(b)) != 0)
+			return rc;
+		return writeset_append(&b->held, &b->cap, OP_LOCK, row, col,
+		    bytes_of("", 0));
+	}
+	if ((rc = lock_batch_flush(b)) != 0 ||
+	    (rc = lock_resolve(&action, b->db, row, col, lock, b->flags,
+	    &b->decided)) < 0)
+		return rc;
+	return b->report ? b->report(b->arg, row, col, lock->start_ts,
+	    action) : 0;
+}
+
+/*
+ * A cell the store did not do with the others (it met something else:
+ * another lock, no replica in time) is done alone, which says what.
+ */
+int
+lock_batch_flush(struct lock_batch *b)
+{
+	struct store *s = b->db->store;
+	const struct store_ops *ops = s->ops;
+	struct lock_fate d = b->decided;
+	const struct write **w = NULL;
+	int *done = NULL, action, rc = 0;
+	size_t i, n = b->held.n;
+
+	if (n == 0)
+		return 0;
+	if ((w = calloc(n, sizeof(*w))) == NULL ||
+	    (done = calloc(n, sizeof(*done))) == NULL) {
+		rc = error_set(PERC_EIO, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		w[i] = &b->held.w[i];
+	rc = d.commit_ts != 0 ? ops->commit_many(s, w, n, d.start_ts,
+	    d.commit_ts, done) : ops->rollback_many(s, w, n, d.start_ts, done);
+	action = d.commit_ts != 0 ? RESOLVE_FORWARD : RESOLVE_BACK;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (!done[i])
+			rc = d.commit_ts != 0 ? ops->commit(s,
+			    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col),
+			    d.start_ts, d.commit_ts, 0) : ops->rollback(s,
+			    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col),
+			    d.start_ts, 0);
+		if (rc == 0 && b->report)
+			rc = b->report(b->arg, buf_bytes(&w[i]->row),
+			    buf_bytes(&w[i]->col), d.start_ts, action);
+	}
+out:
+	free(w);
+	free(done);
+	writeset_dispose(&b->held);
+	b->cap = 0;
+	return rc;
+}
+
+void
+lock_batch_dispose(struct lock_batch *b)
+{
+	writeset_dispose(&b->held);
+	b->cap = 0;
 }
 
 /*
@@ -222,7 +323,8 @@ lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
 	if (db->store->read_only || db->store->failed)
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
-	else if ((rc = lock_resolve(&action, db, row, col, lock, 0)) < 0 &&
+	else if ((rc = lock_resolve(&action, db, row, col, lock, 0,
+	    NULL)) < 0 &&
 	    db->store->failed)   /* the disk filled up: read past it */
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);

@@ -4,6 +4,7 @@
 
 #include "codec.h"
 #include "db.h"
+#include "journal.h"
 #include "store.h"
 
 enum owner_state {
@@ -24,7 +25,34 @@ enum resolve_action {
 int  lock_owner_state(perc_db *db, const struct lock_rec *lock);
 const char *lock_owner_state_name(int state);
 int  lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
-                  const struct lock_rec *lock, unsigned flags);
+                  const struct lock_rec *lock, unsigned flags,
+                  struct lock_fate *decided);
+/*
+ * A walk's resolution of many locks (resolve-locks, gc): as
+ * lock_resolve's, but the other locks of a transaction already
+ * settled are put off and then committed or rolled back together,
+ * LOCK_BATCH at a time, where the store can (commit_many,
+ * rollback_many).  report, when not NULL, hears of each lock once it
+ * is done, in the order they came; a non-zero return stops the walk.
+ * Finish with lock_batch_flush, then lock_batch_dispose.
+ */
+struct lock_batch {
+	perc_db         *db;
+	unsigned         flags;
+	int            (*report)(void *arg, perc_bytes row, perc_bytes col,
+	                         perc_ts start_ts, int action);
+	void            *arg;
+	struct lock_fate decided;       /* lock_resolve's */
+	struct writeset  held;          /* put-off locks of decided */
+	size_t           cap;
+};
+
+#define LOCK_BATCH 1024
+
+int  lock_batch_add(struct lock_batch *b, perc_bytes row, perc_bytes col,
+                    const struct lock_rec *lock);
+int  lock_batch_flush(struct lock_batch *b);
+void lock_batch_dispose(struct lock_batch *b);
 int  lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
                         const struct lock_rec *lock, perc_ts ts,
                         struct lock_fate *known, unsigned *delay_us,

@@ -451,6 +451,46 @@ rs_commit_many(struct store *base, const struct write *const *w, size_t n,
 }
 
 /*
+ * store_ops.rollback_many: secondaries' rollbacks, pipelined by master
+ * with one WAIT each, as eval_replicated's alone: a failover that lost
+ * a rollback record would let a delayed prewrite in again.
+ */
+int
+rs_rollback_many(struct store *base, const struct write *const *w, size_t n,
+    perc_ts start_ts, int *done)
+{
+	struct redis_store *s = (struct redis_store *)base;
+	char names[4][RS_KEY_MAX];
+	unsigned char start8[8];
+	perc_buf prefix = PERC_BUF_INIT;
+	perc_bytes keys[4], args[2];
+	rc_pipeline *p = NULL;
+	size_t i, nkeys;
+	int rc;
+
+	codec_put_u64(start8, start_ts);
+	args[1] = bytes_of(start8, 8);
+	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
+		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
+		    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col))) < 0)
+			break;
+		args[0] = buf_bytes(&prefix);
+		rc = rc_pipeline_evalsha(p, keys[0], RC_WAIT,
+		    s->script[RS_ROLLBACK], nkeys, keys, 2, args);
+	}
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n; i++)
+		done[i] = rc == 0 && step_done(p, i, 1);
+	perc_buf_dispose(&prefix);
+	rc_pipeline_free(p);
+	return rc;
+}
+
+/*
  * A reader's mark on a primary: see lib/redis/push.lua.  Acknowledged
  * once a replica has it, as a prewrite is: a failover that lost it
  * would let the transaction commit below a snapshot that read past it.

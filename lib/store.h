@@ -227,6 +227,10 @@ struct store_ops {
 	int  (*commit_many)(struct store *s, const struct write *const *w,
 	                    size_t n, perc_ts start_ts, perc_ts commit_ts,
 	                    int *done);
+	/* And a secondary's rollback, as rollback without STORE_PRIMARY
+	   (resolving a dead transaction's many locks). */
+	int  (*rollback_many)(struct store *s, const struct write *const *w,
+	                      size_t n, perc_ts start_ts, int *done);
 	/*
 	 * A whole transaction in one step, where the store can write every
 	 * cell of it atomically (the LevelDB store, under its lock): each

@@ -310,6 +310,7 @@ static const struct store_ops redis_ops = {
 	.prewrite_many  = rs_prewrite_many,
 	.commit_many    = rs_commit_many,
 	.rollback       = rs_rollback,
+	.rollback_many  = rs_rollback_many,
 	.push           = rs_push,
 	.safe_point     = rs_safe_point,
 	.safe_point_raise = rs_safe_point_raise,

@@ -121,6 +121,8 @@ int rs_prewrite_many(struct store *s, const struct write *const *w,
                      const struct lock_rec *lock, int *done);
 int rs_commit_many(struct store *s, const struct write *const *w, size_t n,
                    perc_ts start_ts, perc_ts commit_ts, int *done);
+int rs_rollback_many(struct store *s, const struct write *const *w, size_t n,
+                     perc_ts start_ts, int *done);
 int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
                 perc_ts start_ts, unsigned flags);
 int rs_push(struct store *s, perc_bytes primary_row, perc_bytes primary_col,

@@ -510,6 +510,19 @@ redis_part() {
 		read -r lib _ < <(timed perc -d "$work/redis-load" scan)
 		report "redis perc scan of $c cells, s" "$lib" s "$sq" "<= 4.0"
 	fi
+	# The locks of a commit killed after its prewrites: resolve-locks
+	# against the commit of the same cells
+	c=$(n 20000)
+	head -n "$c" "$work/load.tsv" > "$work/redis-locks.tsv"
+	STORE_URL=$url fresh "$work/redis-locks"
+	read -r commit _ < <(timed perc -d "$work/redis-locks" load \
+	    < "$work/redis-locks.tsv")
+	STORE_URL=$url fresh "$work/redis-killed"
+	PERC_FAILPOINT=after-prewrite perc -d "$work/redis-killed" load \
+	    < "$work/redis-locks.tsv" > /dev/null 2>&1 || true
+	read -r lib _ < <(timed perc -d "$work/redis-killed" resolve-locks)
+	report "redis resolve-locks of $(wc -l < "$work/out") locks, s" \
+	    "$lib" s "$commit" "-"
 	# perc(1) against sqlite3 and LevelDB, as above
 	c4=$(n 50)
 	if [ -z "${ldb[separate-4]:-}" ]; then     # not taken above
