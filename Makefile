@@ -62,7 +62,7 @@ REDIS_LUA = lib/redis/common.lua lib/redis/read.lua \
 	lib/redis/find_commit.lua lib/redis/prewrite.lua lib/redis/commit.lua \
 	lib/redis/rollback.lua lib/redis/put.lua lib/redis/range.lua \
 	lib/redis/raise.lua lib/redis/keep.lua lib/redis/push.lua \
-	lib/redis/oracle.lua
+	lib/redis/scan.lua lib/redis/oracle.lua
 lib/redis_scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/NAME.lua: do not edit. */\n'; \
 	  printf '#include "redis_scripts.h"\n'; \

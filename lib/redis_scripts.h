@@ -18,5 +18,6 @@ extern const char redis_lua_range[];
 extern const char redis_lua_raise[];
 extern const char redis_lua_keep[];
 extern const char redis_lua_push[];
+extern const char redis_lua_scan[];
 extern const char redis_lua_oracle[];
 #endif

@@ -8,9 +8,10 @@
  * whole cluster), and merges the 64 streams in byte order on the
  * client, so callers see the keys in the order of one LevelDB.  Each
  * page is one atomic look (lib/redis/range.lua); a walk as a whole is
- * not a snapshot, which no caller needs: a scan reads each cell again
- * at its snapshot with the read script, and the others, like their
- * LevelDB versions, only report or act on each key once.
+ * not a snapshot, which no caller needs: a scan's pages read their
+ * cells at its snapshot as they go (lib/redis/scan.lua), each cell as
+ * the read script would, and the others, like their LevelDB versions,
+ * only report or act on each key once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,15 @@
 #include "store_redis.h"
 
 #define PAGE      256           /* keys of one bucket per page */
-#define SCAN_READS 64           /* cells read in one pipeline */
+/* A scan's pages (of its cells' keys) start small, for the scan of a
+   few cells, and grow as it goes on: what it reads ahead stays small. */
+#define SCAN_PAGE_FIRST 64
+#define SCAN_PAGE_MAX   2048
 
 struct page_item {
 	perc_buf key, value;
 	int      has_value;
+	int      code;          /* a scan's: read.lua's code */
 };
 
 struct bucket {
@@ -33,12 +38,15 @@ struct bucket {
 	size_t            n, pos, cap;
 	perc_buf          from;     /* ZRANGEBYLEX start of the next page */
 	int               last;     /* no page after the one in hand */
+	unsigned          page;     /* a scan's: keys in its next page */
 };
 
 struct walk {
 	struct redis_store *s;
 	char                which;  /* the sorted set: 'k' or 'l' */
 	int                 values;
+	const perc_bytes   *scan;   /* a scan's pages (scan.lua): its
+	                               snapshot's 3 arguments; NULL: keys */
 	perc_buf            stop;   /* ZRANGEBYLEX end bound */
 	unsigned            first, count;   /* the buckets walked */
 	struct bucket       b[RS_BUCKETS];
@@ -116,6 +124,22 @@ walk_dispose(struct walk *w)
 	perc_buf_dispose(&w->stop);
 }
 
+/* Make room for n items in bucket b's page. */
+static int
+page_room(struct bucket *b, size_t n)
+{
+	struct page_item *it;
+
+	if (n <= b->cap)
+		return 0;
+	if ((it = realloc(b->items, n * sizeof(*it))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	memset(it + b->cap, 0, (n - b->cap) * sizeof(*it));
+	b->items = it;
+	b->cap = n;
+	return 0;
+}
+
 /* Keep the page reply r of bucket b; the next page starts after it. */
 static int
 take_page(struct walk *w, struct bucket *b, const redisReply *r)
@@ -129,13 +153,8 @@ take_page(struct walk *w, struct bucket *b, const redisReply *r)
 	if (r->type != REDIS_REPLY_ARRAY || r->elements % step != 0)
 		return rs_bad_reply(w->s, "walking the table");
 	n = r->elements / step;
-	if (n > b->cap) {
-		if ((it = realloc(b->items, n * sizeof(*it))) == NULL)
-			return error_set(PERC_EIO, "out of memory");
-		memset(it + b->cap, 0, (n - b->cap) * sizeof(*it));
-		b->items = it;
-		b->cap = n;
-	}
+	if (page_room(b, n) < 0)
+		return PERC_EIO;
 	for (i = 0; i < n; i++) {
 		k = r->element[i * step];
 		v = w->values ? r->element[i * step + 1] : NULL;
@@ -156,46 +175,118 @@ take_page(struct walk *w, struct bucket *b, const redisReply *r)
 	return 0;
 }
 
-/* Read the next page of every bucket whose page is used up. */
+/*
+ * Keep the page of scan.lua r of bucket b: its cells (as keys: their
+ * prefixes), each with its code and value; where the next page starts.
+ */
+static int
+take_scan_page(struct walk *w, struct bucket *b, const redisReply *r)
+{
+	const redisReply *p, *c, *v;
+	struct page_item *it;
+	size_t n, i;
+
+	if (r->type == REDIS_REPLY_ERROR)
+		return rs_reply_error(w->s, r, "scanning");
+	if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 ||
+	    (r->elements - 2) % 3 != 0 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[1]->type != REDIS_REPLY_INTEGER)
+		return rs_bad_reply(w->s, "scanning");
+	n = (r->elements - 2) / 3;
+	if (page_room(b, n) < 0)
+		return PERC_EIO;
+	for (i = 0; i < n; i++) {
+		p = r->element[2 + 3 * i];
+		c = r->element[3 + 3 * i];
+		v = r->element[4 + 3 * i];
+		if (p->type != REDIS_REPLY_STRING ||
+		    c->type != REDIS_REPLY_INTEGER ||
+		    v->type != REDIS_REPLY_STRING)
+			return rs_bad_reply(w->s, "scanning");
+		it = &b->items[i];
+		it->code = (int)c->integer;
+		it->has_value = 1;
+		if (buf_set(&it->key, p->str, p->len) < 0 ||
+		    buf_set(&it->value, v->str, v->len) < 0)
+			return error_set(PERC_EIO, "out of memory");
+	}
+	b->n = n;
+	b->pos = 0;
+	b->last = r->element[1]->integer != 0;
+	if (buf_set(&b->from, r->element[0]->str, r->element[0]->len) < 0)
+		return error_set(PERC_EIO, "out of memory");
+	return 0;
+}
+
+/* Does bucket i need its next page? */
+static int
+needs_page(const struct walk *w, unsigned i)
+{
+	return w->b[i].pos >= w->b[i].n && !w->b[i].last;
+}
+
+/*
+ * Read the next page of every bucket whose page is used up, until each
+ * has keys in hand or is at its end (a scan's page may hold no cell
+ * with a value and still not be the last).
+ */
 static int
 walk_fill(struct walk *w)
 {
-	char names[2][RS_KEY_MAX], limit[16];
-	perc_bytes keys[2], args[4];
+	char names[2][RS_KEY_MAX], limit[RS_BUCKETS][16];
+	perc_bytes keys[2], args[6];
 	unsigned idx[RS_BUCKETS], i;
 	rc_pipeline *p = NULL;
-	size_t n = 0, j;
-	int rc;
+	size_t n, j;
+	int rc = 0, script = w->scan ? RS_SCAN : RS_RANGE;
+	struct bucket *b;
 
-	for (i = w->first; i < w->first + w->count; i++)
-		if (w->b[i].pos >= w->b[i].n && !w->b[i].last)
-			break;
-	if (i == w->first + w->count)
-		return 0;               /* every bucket has keys in hand */
-	snprintf(limit, sizeof(limit), "%d", PAGE);
-	args[2] = bytes_of(limit, strlen(limit));
-	args[3] = bytes_of(w->values ? "1" : "0", 1);
 	args[1] = buf_bytes(&w->stop);
-	if ((rc = rc_pipeline_new(&p, w->s->cl)) < 0)
-		return rc;
-	for (i = w->first; i < w->first + w->count && rc == 0; i++) {
-		if (w->b[i].pos < w->b[i].n || w->b[i].last)
-			continue;
-		rs_bucket_key(names[0], w->s, i, w->which);
-		rs_bucket_key(names[1], w->s, i, 'v');
-		keys[0] = bytes_of(names[0], strlen(names[0]));
-		keys[1] = bytes_of(names[1], strlen(names[1]));
-		args[0] = buf_bytes(&w->b[i].from);
-		idx[n++] = i;
-		rc = rc_pipeline_evalsha(p, keys[0], 0,
-		    w->s->script[RS_RANGE], 2, keys, 4, args);
+	if (w->scan)
+		memcpy(args + 3, w->scan, 3 * sizeof(*args));
+	else
+		args[3] = bytes_of(w->values ? "1" : "0", 1);
+	for (;;) {
+		for (i = w->first; i < w->first + w->count; i++)
+			if (needs_page(w, i))
+				break;
+		if (i == w->first + w->count)
+			return 0;
+		if ((rc = rc_pipeline_new(&p, w->s->cl)) < 0)
+			return rc;
+		for (n = 0; i < w->first + w->count && rc == 0; i++) {
+			if (!needs_page(w, i))
+				continue;
+			b = &w->b[i];
+			rs_bucket_key(names[0], w->s, i, w->which);
+			rs_bucket_key(names[1], w->s, i, 'v');
+			keys[0] = bytes_of(names[0], strlen(names[0]));
+			keys[1] = bytes_of(names[1], strlen(names[1]));
+			args[0] = buf_bytes(&b->from);
+			if (w->scan)
+				b->page = b->page == 0 ? SCAN_PAGE_FIRST :
+				    b->page < SCAN_PAGE_MAX ? 2 * b->page :
+				    SCAN_PAGE_MAX;
+			snprintf(limit[n], sizeof(limit[n]), "%u",
+			    w->scan ? b->page : PAGE);
+			args[2] = bytes_of(limit[n], strlen(limit[n]));
+			idx[n++] = i;
+			rc = rc_pipeline_evalsha(p, keys[0], 0,
+			    w->s->script[script], 2, keys, w->scan ? 6 : 4,
+			    args);
+		}
+		if (rc == 0)
+			rc = rc_pipeline_exec(p, rs_deadline(w->s));
+		for (j = 0; j < n && rc == 0; j++)
+			rc = w->scan ? take_scan_page(w, &w->b[idx[j]],
+			    rc_pipeline_reply(p, j)) : take_page(w,
+			    &w->b[idx[j]], rc_pipeline_reply(p, j));
+		rc_pipeline_free(p);
+		p = NULL;
+		if (rc < 0)
+			return rc;
 	}
-	if (rc == 0 && n > 0)
-		rc = rc_pipeline_exec(p, rs_deadline(w->s));
-	for (j = 0; j < n && rc == 0; j++)
-		rc = take_page(w, &w->b[idx[j]], rc_pipeline_reply(p, j));
-	rc_pipeline_free(p);
-	return rc;
 }
 
 /*
@@ -229,129 +320,10 @@ walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
 }
 
 /*
- * Step bucket past every key that starts with prefix (the rest of a
- * cell's versions): within its page, or by starting its next page
- * past them.
- */
-static int
-walk_skip(struct walk *w, unsigned bucket, perc_bytes prefix)
-{
-	struct bucket *b = &w->b[bucket];
-	const perc_buf *k;
-
-	for (; b->pos < b->n; b->pos++) {
-		k = &b->items[b->pos].key;
-		if (k->len < prefix.len ||
-		    memcmp(k->data, prefix.data, prefix.len) != 0)
-			return 0;
-	}
-	if (b->last)
-		return 0;
-	/* Kinds are 1 to 6: prefix 0x07 is above every key of the cell. */
-	if (bound(&b->from, '[', prefix) < 0 || buf_add(&b->from, "\7", 1) < 0)
-		return error_set(PERC_EIO, "out of memory");
-	return 0;
-}
-
-struct cand {
-	perc_buf row, col;
-};
-
-/* Read the cells cand[0..n) at sc's snapshot, in one pipeline. */
-static int
-read_cells(struct redis_store *s, struct store_scan *sc, struct cand *cand,
-    size_t n)
-{
-	char names[3][RS_KEY_MAX];
-	unsigned char ts8[8], kstart[8];
-	perc_buf prefix = PERC_BUF_INIT;
-	perc_bytes keys[3], args[4];
-	const redisReply *r, *v;
-	rc_pipeline *p = NULL;
-	size_t i;
-	int rc, stop, has_known = sc->known != NULL &&
-	    sc->known->start_ts != 0;
-	unsigned b, j;
-
-	codec_put_u64(ts8, sc->ts);
-	codec_put_u64(kstart, has_known ? sc->known->start_ts : 0);
-	args[1] = bytes_of(ts8, 8);
-	args[2] = bytes_of(kstart, has_known ? 8 : 0);
-	args[3] = bytes_of(has_known && sc->known->commit_ts != 0 &&
-	    sc->known->commit_ts <= sc->ts ? "1" : "0", 1);
-	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
-		return rc;
-	for (i = 0; i < n && rc == 0; i++) {
-		b = rs_bucket(buf_bytes(&cand[i].row));
-		for (j = 0; j < 3; j++) {
-			rs_bucket_key(names[j], s, b, "kvl"[j]);
-			keys[j] = bytes_of(names[j], strlen(names[j]));
-		}
-		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
-		    buf_bytes(&cand[i].row), buf_bytes(&cand[i].col))) < 0)
-			break;
-		args[0] = buf_bytes(&prefix);
-		rc = rc_pipeline_evalsha(p, keys[0], 0, s->script[RS_READ], 3,
-		    keys, 4, args);
-	}
-	if (rc == 0)
-		rc = rc_pipeline_exec(p, rs_deadline(s));
-	for (i = 0; i < n && rc == 0; i++) {
-		r = rc_pipeline_reply(p, i);
-		if (r->type == REDIS_REPLY_ERROR) {
-			rc = rs_reply_error(s, r, "scanning");
-			break;
-		}
-		if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
-		    r->element[0]->type != REDIS_REPLY_INTEGER) {
-			rc = rs_bad_reply(s, "scanning");
-			break;
-		}
-		v = r->elements > 1 && r->element[1]->type ==
-		    REDIS_REPLY_STRING ? r->element[1] : NULL;
-		switch (r->element[0]->integer) {
-		case 0:
-			if (v == NULL)
-				goto bad;
-			/* 1: the batch is full; < 0: a failure to return. */
-			stop = sc->cell(sc->arg, buf_bytes(&cand[i].row),
-			    buf_bytes(&cand[i].col), bytes_of(v->str, v->len));
-			if (stop != 0)
-				rc = stop < 0 ? stop : 1;
-			break;
-		case 1:
-			break;
-		case 2:
-			if (v == NULL || codec_lock_decode(&sc->blocker, v->str,
-			    v->len) < 0)
-				goto bad;
-			if (buf_set(&sc->brow, cand[i].row.data,
-			    cand[i].row.len) < 0 || buf_set(&sc->bcol,
-			    cand[i].col.data, cand[i].col.len) < 0)
-				rc = error_set(PERC_EIO, "out of memory");
-			else
-				rc = PERC_ELOCKED;
-			break;
-		default:
-			rc = error_set(PERC_EIO, "the value of row '%s' column "
-			    "'%s' is missing; redis table '%s' is damaged",
-			    error_quote(buf_bytes(&cand[i].row)),
-			    error_quote(buf_bytes(&cand[i].col)), s->table);
-		}
-	}
-	goto done;
-bad:
-	rc = rs_bad_reply(s, "scanning");
-done:
-	rc_pipeline_free(p);
-	perc_buf_dispose(&prefix);
-	return rc;
-}
-
-/*
  * One batch of a scan (store_scan in store.h): the cells of the range
- * in byte order, SCAN_READS at a time read at the snapshot in one
- * pipeline and handed to sc->cell in order.
+ * in byte order, read at the snapshot a page of each bucket at a time
+ * (lib/redis/scan.lua), all buckets' pages in one pipeline, and handed
+ * to sc->cell in order.
  */
 int
 rs_scan(struct store *base, struct store_scan *sc)
@@ -359,18 +331,24 @@ rs_scan(struct store *base, struct store_scan *sc)
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf range = PERC_BUF_INIT, from = PERC_BUF_INIT;
 	perc_buf cellp = PERC_BUF_INIT;
-	struct cand cand[SCAN_READS];
+	unsigned char ts8[8], kstart[8];
+	int has_known = sc->known != NULL && sc->known->start_ts != 0;
 	const struct page_item *it;
+	perc_bytes args[3];
 	struct key k;
 	struct walk w;
 	unsigned b;
-	size_t n = 0, i;
-	int rc, end = 0;
+	int rc;
 
-	memset(cand, 0, sizeof(cand));
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
 	sc->done = 0;
+	codec_put_u64(ts8, sc->ts);
+	codec_put_u64(kstart, has_known ? sc->known->start_ts : 0);
+	args[0] = bytes_of(ts8, 8);
+	args[1] = bytes_of(kstart, has_known ? 8 : 0);
+	args[2] = bytes_of(has_known && sc->known->commit_ts != 0 &&
+	    sc->known->commit_ts <= sc->ts ? "1" : "0", 1);
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto done;
 	if (sc->resume) {
@@ -384,44 +362,45 @@ rs_scan(struct store *base, struct store_scan *sc)
 	if ((rc = walk_init(&w, s, 'k', 0, buf_bytes(&from),
 	    buf_bytes(&range), -1)) < 0)
 		goto done;
-	while (!end) {
-		for (n = 0; n < SCAN_READS; ) {
-			if ((rc = walk_next(&w, &b, &it)) < 0)
-				goto done;
-			if (rc == 0) {
-				end = 1;
-				break;
-			}
-			if ((rc = codec_parse_key(&k, it->key.data,
-			    it->key.len)) < 0 ||
-			    (rc = codec_cell_prefix(&cellp, REGION_CELL,
-			    buf_bytes(&k.row), buf_bytes(&k.col))) < 0 ||
-			    (rc = walk_skip(&w, b, buf_bytes(&cellp))) < 0)
-				goto done;
-			if (k.row.len < sc->prefix.len || memcmp(k.row.data,
-			    sc->prefix.data, sc->prefix.len) != 0 ||
-			    (sc->column != NULL &&
-			    !bytes_eq(buf_bytes(&k.col), *sc->column)))
-				continue;
-			if ((rc = buf_set(&cand[n].row, k.row.data,
-			    k.row.len)) < 0 || (rc = buf_set(&cand[n].col,
-			    k.col.data, k.col.len)) < 0)
-				goto done;
-			n++;
-		}
-		rc = 0;
-		if (n > 0 && (rc = read_cells(s, sc, cand, n)) != 0)
+	w.scan = args;
+	while ((rc = walk_next(&w, &b, &it)) > 0) {
+		/* A cell's prefix, made a key of it to be parsed. */
+		if ((rc = buf_set(&cellp, it->key.data, it->key.len)) < 0 ||
+		    (rc = buf_add(&cellp, "\3\0\0\0\0\0\0\0\0", 9)) < 0 ||
+		    (rc = codec_parse_key(&k, cellp.data, cellp.len)) < 0)
 			break;
+		if (k.row.len < sc->prefix.len || memcmp(k.row.data,
+		    sc->prefix.data, sc->prefix.len) != 0 ||
+		    (sc->column != NULL &&
+		    !bytes_eq(buf_bytes(&k.col), *sc->column)))
+			continue;
+		if (it->code == 0) {
+			/* 1: the batch is full; < 0: a failure to return. */
+			if ((rc = sc->cell(sc->arg, buf_bytes(&k.row),
+			    buf_bytes(&k.col), buf_bytes(&it->value))) != 0)
+				break;
+		} else if (it->code == 2) {
+			if ((rc = codec_lock_decode(&sc->blocker,
+			    it->value.data, it->value.len)) < 0 ||
+			    (rc = buf_set(&sc->brow, k.row.data,
+			    k.row.len)) < 0 || (rc = buf_set(&sc->bcol,
+			    k.col.data, k.col.len)) < 0)
+				break;
+			rc = PERC_ELOCKED;
+			break;
+		} else {
+			rc = error_set(PERC_EIO, "the value of row '%s' column "
+			    "'%s' is missing; redis table '%s' is damaged",
+			    error_quote(buf_bytes(&k.row)),
+			    error_quote(buf_bytes(&k.col)), s->table);
+			break;
+		}
 	}
 	if (rc == 1)
 		rc = 0;                 /* the batch is full */
 	else if (rc == 0)
 		sc->done = 1;
 done:
-	for (i = 0; i < SCAN_READS; i++) {
-		perc_buf_dispose(&cand[i].row);
-		perc_buf_dispose(&cand[i].col);
-	}
 	walk_dispose(&w);
 	codec_key_dispose(&k);
 	perc_buf_dispose(&range);

@@ -25,7 +25,9 @@
  * BATCH_BYTES of cells: long enough that the store's open, which each
  * batch pays, is a small part of it (the store's speed through a
  * large table), short enough that the other processes' commands wait
- * little.  The clock is read every BATCH_CHECK cells.
+ * little.  The clock is read every BATCH_CHECK cells.  A store no one
+ * waits for (Redis) is read in batches of BATCH_BYTES alone: each batch
+ * there starts its walk again.
  */
 #define BATCH_MS    25
 #define BATCH_BYTES ((size_t)4 << 20)
@@ -172,6 +174,7 @@ add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 	if (it->arena.len >= BATCH_BYTES)
 		return 1;
 	return it->n % BATCH_CHECK == 0 &&
+	    it->db->store->ops->waited_for != NULL &&
 	    clock_mono_ms() - it->started >= BATCH_MS;
 }
 

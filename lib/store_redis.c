@@ -372,7 +372,7 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	const char *body[RS_NSCRIPTS] = { redis_lua_read,
 		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
 		redis_lua_rollback, redis_lua_put, redis_lua_range,
-		redis_lua_raise, redis_lua_keep, redis_lua_push };
+		redis_lua_raise, redis_lua_keep, redis_lua_push, redis_lua_scan };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
 	rc_addr *addrs;

@@ -203,6 +203,27 @@ setup() {
 	assert_output $'a\tc\tfirst-a\nm\tc\tv30'
 }
 
+@test "scan lists each cell once, whatever page its many versions cross" {
+	# The Redis store reads pages of a bucket's keys: a cell's versions
+	# may fill a page alone, or run past the end of one with others.
+	for i in $(seq 300); do
+		printf 'row%03d\tc\tone\n' "$i"
+	done | perc load > /dev/null
+	for i in $(seq 150); do
+		printf 'row150\tc\tv%d\nrow151\tc\tw%d\n' "$i" "$i"
+	done | perc load --batch 2 > /dev/null
+	t=$(perc ts)
+	perc set row151 c last
+	run -0 perc scan
+	[ "${#lines[@]}" -eq 300 ] || fail "${#lines[@]} lines"
+	assert_line --index 149 $'row150\tc\tv150'
+	assert_line --index 150 $'row151\tc\tlast'
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c $'\tone$')" -eq 298 ]
+	run -0 perc scan --at "$t" --prefix row15
+	assert_output "$(printf 'row150\tc\tv150\nrow151\tc\tw150\n'
+	    for i in 2 3 4 5 6 7 8 9; do printf 'row15%d\tc\tone\n' "$i"; done)"
+}
+
 @test "scan -t includes the transaction's buffered writes and hides its deletes" {
 	perc set a c 1
 	perc set b c 2

@@ -18,22 +18,20 @@ local Z8 = string.rep('\0', 8)
 
 -- ~x of an 8-byte big-endian timestamp, as in the tail of a codec key.
 local function inv8(s)
-	local t = {}
-	for i = 1, 8 do
-		t[i] = 255 - string.byte(s, i)
-	end
-	return string.char(unpack(t))
+	local a, b, c, d, e, f, g, h = string.byte(s, 1, 8)
+	return string.char(255 - a, 255 - b, 255 - c, 255 - d, 255 - e,
+	    255 - f, 255 - g, 255 - h)
 end
 
--- a <= b, both 8-byte big-endian.
+-- a <= b, both 8-byte big-endian: as two 32-bit halves each, which a
+-- double holds exactly.  (Ten times a loop of string.byte's speed.)
 local function le8(a, b)
-	for i = 1, 8 do
-		local x, y = string.byte(a, i), string.byte(b, i)
-		if x ~= y then
-			return x < y
-		end
+	if #a ~= 8 or #b ~= 8 then
+		error({err = 'PERCDAMAGED a timestamp is not 8 bytes'})
 	end
-	return true
+	local ah, al = struct.unpack('>I4I4', a)
+	local bh, bl = struct.unpack('>I4I4', b)
+	return ah < bh or (ah == bh and al <= bl)
 end
 
 local function lock_key(P)
@@ -68,6 +66,16 @@ local function lock_mark(rec)
 	return string.sub(rec, 1, at - 1), string.sub(rec, at, at + 7)
 end
 
+-- The write record at key, which must be there.
+local function write_record(key)
+	local rec = redis.call('HGET', KEYS[2], key)
+	if not rec or string.len(rec) ~= 9 then
+		error({err = 'PERCDAMAGED a write record is missing or ' ..
+		    'malformed'})
+	end
+	return rec
+end
+
 -- Call f(key, record) for the write records of cell P at commit
 -- timestamps from ~lo8 down to ~hi8 (lo8 and hi8 are the inverted
 -- tails of the keys, so newest first), until f returns non-nil.
@@ -78,12 +86,7 @@ local function each_write(P, lo8, hi8, f)
 		local keys = redis.call('ZRANGEBYLEX', KEYS[1], start, stop,
 		    'LIMIT', 0, 64)
 		for i = 1, #keys do
-			local rec = redis.call('HGET', KEYS[2], keys[i])
-			if not rec or string.len(rec) ~= 9 then
-				error({err = 'PERCDAMAGED a write record is ' ..
-				    'missing or malformed'})
-			end
-			local r = f(keys[i], rec)
+			local r = f(keys[i], write_record(keys[i]))
 			if r ~= nil then
 				return r
 			end
@@ -133,4 +136,63 @@ end
 local function del(key)
 	redis.call('HDEL', KEYS[2], key)
 	redis.call('ZREM', KEYS[1], key)
+end
+
+-- The value of cell P visible at snapshot ts8 (mvcc_read): the newest
+-- put or delete committed at or before it, with the lock check of
+-- read.lua (which says what kstart and kvisible are, and the reply).
+-- seen, when not nil, is what a walk already read of the cell's keys:
+-- seen.lock (is there a lock key) and seen.writes (its write keys,
+-- newest first), so that only the records it needs are read.
+local function read_cell(P, ts8, kstart, kvisible, seen)
+	local function value_of(start8)
+		local v = redis.call('HGET', KEYS[2], data_key(P, start8))
+		if not v then
+			return {3, start8}
+		end
+		return {0, v}
+	end
+
+	local lock = nil
+	if seen == nil or seen.lock then
+		lock = redis.call('HGET', KEYS[2], lock_key(P))
+	end
+	if lock then
+		local op, st = lock_op(lock), lock_start(lock)
+		if le8(st, ts8) and op ~= 'L' and op ~= 'A' then
+			if kstart ~= st then
+				return {2, lock}
+			end
+			-- No commit can come between a lock and its own.
+			if kvisible == '1' then
+				if op == 'P' then
+					return value_of(st)
+				end
+				return {1}
+			end
+		end
+	end
+	local function decide(key, rec)
+		local op = string.sub(rec, 1, 1)
+		if op == 'P' then
+			return value_of(string.sub(rec, 2, 9))
+		end
+		if op == 'D' then
+			return {1}
+		end
+		return nil
+	end
+	if seen == nil then
+		return each_write(P, inv8(ts8), FF8, decide) or {1}
+	end
+	local lo8 = inv8(ts8)
+	for _, key in ipairs(seen.writes) do
+		if le8(lo8, string.sub(key, -8)) then
+			local r = decide(key, write_record(key))
+			if r ~= nil then
+				return r
+			end
+		end
+	end
+	return {1}
 end
