@@ -8,6 +8,7 @@
  * is still the paper's, one cell a batch, because a crash can stop it
  * between any two batches.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -94,11 +95,8 @@ perc_txn_open(perc_txn **out, perc_db *db, const char *handle)
 	    (rc = journal_open(&(*out)->journal, db->dir, handle)) < 0) {
 		perc_txn_free(*out);
 		*out = NULL;
-		return rc;
 	}
-	/* This process may finish it: the store must hear (gc.h). */
-	db->open_unpublished = db->store->ops->open_publish != NULL;
-	return 0;
+	return rc;
 }
 
 const char *
@@ -118,6 +116,11 @@ perc_txn_free(perc_txn *txn)
 {
 	if (txn == NULL)
 		return;
+	/* A handle this process finished: the store must hear (gc.h). */
+	if (txn->journal.local == NULL && txn->journal.path != NULL &&
+	    txn->db->store->ops->open_publish != NULL &&
+	    access(txn->journal.path, F_OK) != 0 && errno == ENOENT)
+		txn->db->open_unpublished = 1;
 	writeset_dispose(&txn->writes);
 	journal_close(&txn->journal);
 	gc_open_note(txn->db, 0);
