@@ -1,7 +1,6 @@
 /* cmd/load.c - perc load: write the cells of scan's output, in batches */
 #include <inttypes.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "cmd.h"
 
@@ -21,15 +20,12 @@ committed(perc_ts ts, uint64_t last_line, void *arg)
 	return 0;
 }
 
-/* On a terminal only: lines read and committed, on one line redrawn. */
+/* The lines read, on a terminal (cmd_progress). */
 static void
 progress(uint64_t read, uint64_t done, void *arg)
 {
-	int *shown = arg;
-
-	fprintf(stderr, "\rperc load: %" PRIu64 " lines read, %" PRIu64
-	    " committed", read, done);
-	*shown = 1;
+	(void)done;
+	cmd_progress_heard("lines read", read, arg);
 }
 
 int
@@ -41,8 +37,9 @@ cmd_load(int argc, char **argv, struct perc_ctx *ctx)
 		{ NULL, 0, NULL, 0 }
 	};
 	perc_load_options opts = PERC_LOAD_OPTIONS_INIT;
+	struct cmd_progress shown;
 	const char *batch = NULL;
-	int ch, rc, shown = 0;
+	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
 	    NULL)) != -1) {
@@ -63,12 +60,14 @@ cmd_load(int argc, char **argv, struct perc_ctx *ctx)
 	if (optind != argc || (batch && cmd_parse_ts(&opts.batch, batch) < 0))
 		return cmd_usage(usage);
 	opts.committed = committed;
-	if (isatty(STDERR_FILENO))
-		opts.progress = progress;
+	opts.progress = progress;
 	opts.arg = &shown;
-	if ((rc = cmd_open_db(ctx)) == 0)
+	cmd_progress_start(&shown, "perc load", "lines read");
+	if ((rc = cmd_open_db(ctx)) == 0) {
+		/* A big commit's cells too, as perc commit shows them. */
+		perc_db_progress(ctx->db, cmd_progress_heard, &shown);
 		rc = perc_load(ctx->db, stdin, &opts);
-	if (shown)
-		fputc('\n', stderr);
+		cmd_progress_done(&shown);
+	}
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

@@ -411,83 +411,75 @@ rs_prewrite_many(struct store *base, const struct write *const *w,
 	return rc;
 }
 
+/*
+ * One script on each of the n cells w[], pipelined by master: ARGV the
+ * cell's prefix in args[0], then args[1..nargs); with RC_WAIT in flags
+ * a cell is done only once a replica has it too.
+ */
+static int
+each_cell(struct redis_store *s, const struct write *const *w, size_t n,
+    int script, unsigned flags, perc_bytes *args, size_t nargs, int *done)
+{
+	char names[4][RS_KEY_MAX];
+	perc_buf prefix = PERC_BUF_INIT;
+	perc_bytes keys[4];
+	rc_pipeline *p = NULL;
+	size_t i, nkeys;
+	int rc;
+
+	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
+		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
+		    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col))) < 0)
+			break;
+		args[0] = buf_bytes(&prefix);
+		rc = rc_pipeline_evalsha(p, keys[0], flags, s->script[script],
+		    nkeys, keys, nargs, args);
+	}
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n; i++)
+		done[i] = rc == 0 && step_done(p, i, (flags & RC_WAIT) != 0);
+	perc_buf_dispose(&prefix);
+	rc_pipeline_free(p);
+	return rc;
+}
+
 /* store_ops.commit_many: secondaries' commits, pipelined by master. */
 int
 rs_commit_many(struct store *base, const struct write *const *w, size_t n,
     perc_ts start_ts, perc_ts commit_ts, int *done)
 {
-	struct redis_store *s = (struct redis_store *)base;
-	char names[4][RS_KEY_MAX];
 	unsigned char start8[8], commit8[8];
-	perc_buf prefix = PERC_BUF_INIT;
-	perc_bytes keys[4], args[4];
-	rc_pipeline *p = NULL;
-	size_t i, nkeys;
-	int rc;
+	perc_bytes args[4];
 
 	codec_put_u64(start8, start_ts);
 	codec_put_u64(commit8, commit_ts);
 	args[1] = bytes_of(start8, 8);
 	args[2] = bytes_of(commit8, 8);
 	args[3] = bytes_str("");        /* no notifications to clear */
-	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
-		return rc;
-	for (i = 0; i < n && rc == 0; i++) {
-		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
-		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
-		    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col))) < 0)
-			break;
-		args[0] = buf_bytes(&prefix);
-		rc = rc_pipeline_evalsha(p, keys[0], 0, s->script[RS_COMMIT],
-		    nkeys, keys, 4, args);
-	}
-	if (rc == 0)
-		rc = rc_pipeline_exec(p, rs_deadline(s));
-	for (i = 0; i < n; i++)
-		done[i] = rc == 0 && step_done(p, i, 0);
-	perc_buf_dispose(&prefix);
-	rc_pipeline_free(p);
-	return rc;
+	return each_cell((struct redis_store *)base, w, n, RS_COMMIT, 0, args,
+	    4, done);
 }
 
 /*
- * store_ops.rollback_many: secondaries' rollbacks, pipelined by master
- * with one WAIT each, as eval_replicated's alone: a failover that lost
- * a rollback record would let a delayed prewrite in again.
+ * store_ops.rollback_many: secondaries' rollbacks, with one WAIT per
+ * master, as eval_replicated's alone: a failover that lost a rollback
+ * record would let a delayed prewrite in again.
  */
 int
 rs_rollback_many(struct store *base, const struct write *const *w, size_t n,
     perc_ts start_ts, int *done)
 {
-	struct redis_store *s = (struct redis_store *)base;
-	char names[4][RS_KEY_MAX];
 	unsigned char start8[8];
-	perc_buf prefix = PERC_BUF_INIT;
-	perc_bytes keys[4], args[2];
-	rc_pipeline *p = NULL;
-	size_t i, nkeys;
-	int rc;
+	perc_bytes args[2];
 
 	codec_put_u64(start8, start_ts);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
-		return rc;
-	for (i = 0; i < n && rc == 0; i++) {
-		nkeys = rs_row_keys(names, keys, s, buf_bytes(&w[i]->row), 0);
-		if ((rc = codec_cell_prefix(&prefix, REGION_CELL,
-		    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col))) < 0)
-			break;
-		args[0] = buf_bytes(&prefix);
-		rc = rc_pipeline_evalsha(p, keys[0], RC_WAIT,
-		    s->script[RS_ROLLBACK], nkeys, keys, 2, args);
-	}
-	if (rc == 0)
-		rc = rc_pipeline_exec(p, rs_deadline(s));
-	for (i = 0; i < n; i++)
-		done[i] = rc == 0 && step_done(p, i, 1);
-	perc_buf_dispose(&prefix);
-	rc_pipeline_free(p);
-	return rc;
+	return each_cell((struct redis_store *)base, w, n, RS_ROLLBACK,
+	    RC_WAIT, args, 2, done);
 }
 
 /*

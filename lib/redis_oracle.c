@@ -78,7 +78,8 @@ oracle_call(long long v[2], int *replicas, struct redis_store *s,
 	argv[1] = bytes_str(fn);
 	argv[2] = bytes_str("1");
 	argv[3] = bytes_str(key);
-	memcpy(argv + 4, args, (size_t)nargs * sizeof(*args));
+	if (nargs > 0)
+		memcpy(argv + 4, args, (size_t)nargs * sizeof(*args));
 	for (tries = 0;; tries++) {
 		if ((rc = rc_command(&r, replicas, s->cl, argv[3], 4 + nargs,
 		    argv, deadline_ms)) < 0)
