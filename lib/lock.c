@@ -113,6 +113,17 @@ done:
 	return rc;
 }
 
+/* A secondary of transaction start_ts: committed at committed_at, or
+   rolled back when that is 0. */
+static int
+settle_secondary(struct store *s, perc_bytes row, perc_bytes col,
+    perc_ts start_ts, perc_ts committed_at)
+{
+	if (committed_at != 0)
+		return s->ops->commit(s, row, col, start_ts, committed_at, 0);
+	return s->ops->rollback(s, row, col, start_ts, 0);
+}
+
 /*
  * Resolve lock, met on (row, col): roll it forward or back by the state
  * of its primary, or leave it (RESOLVE_ALIVE) when its owner lives and
@@ -145,11 +156,8 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 	if (bytes_eq(row, buf_bytes(&lock->primary_row)) &&
 	    bytes_eq(col, buf_bytes(&lock->primary_col)))
 		return 0;       /* primary_fate did the work */
-	if (*action == RESOLVE_FORWARD)
-		return db->store->ops->commit(db->store, row, col,
-		    lock->start_ts, committed_at, 0);
-	return db->store->ops->rollback(db->store, row, col, lock->start_ts,
-	    0);
+	return settle_secondary(db->store, row, col, lock->start_ts,
+	    committed_at);
 }
 
 /* Can the store do the put-off step of decided's locks at once? */
@@ -214,11 +222,8 @@ lock_batch_flush(struct lock_batch *b)
 	action = d.commit_ts != 0 ? RESOLVE_FORWARD : RESOLVE_BACK;
 	for (i = 0; i < n && rc == 0; i++) {
 		if (!done[i])
-			rc = d.commit_ts != 0 ? ops->commit(s,
-			    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col),
-			    d.start_ts, d.commit_ts, 0) : ops->rollback(s,
-			    buf_bytes(&w[i]->row), buf_bytes(&w[i]->col),
-			    d.start_ts, 0);
+			rc = settle_secondary(s, buf_bytes(&w[i]->row),
+			    buf_bytes(&w[i]->col), d.start_ts, d.commit_ts);
 		if (rc == 0 && b->report)
 			rc = b->report(b->arg, buf_bytes(&w[i]->row),
 			    buf_bytes(&w[i]->col), d.start_ts, action);

@@ -71,6 +71,20 @@ eval_replicated(redisReply **out, long long *code, struct redis_store *s,
 	}
 }
 
+void
+rs_snapshot_args(struct rs_snapshot *out, perc_ts ts,
+    const struct lock_fate *known)
+{
+	int has_known = known != NULL && known->start_ts != 0;
+
+	codec_put_u64(out->ts8, ts);
+	codec_put_u64(out->kstart, has_known ? known->start_ts : 0);
+	out->args[0] = bytes_of(out->ts8, 8);
+	out->args[1] = bytes_of(out->kstart, has_known ? 8 : 0);
+	out->args[2] = bytes_str(has_known && known->commit_ts != 0 &&
+	    known->commit_ts <= ts ? "1" : "0");
+}
+
 /* Scripts read and write the protocol's cells: see lib/redis/. */
 
 int
@@ -79,22 +93,18 @@ rs_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 {
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf prefix = PERC_BUF_INIT;
-	unsigned char ts8[8], kstart[8];
+	struct rs_snapshot snap;
 	const redisReply *v;
 	redisReply *r = NULL;
 	perc_bytes args[4];
 	long long code;
-	int rc, has_known = known != NULL && known->start_ts != 0;
+	int rc;
 
 	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
 		goto done;
-	codec_put_u64(ts8, ts);
-	codec_put_u64(kstart, has_known ? known->start_ts : 0);
+	rs_snapshot_args(&snap, ts, known);
 	args[0] = buf_bytes(&prefix);
-	args[1] = bytes_of(ts8, 8);
-	args[2] = bytes_of(kstart, has_known ? 8 : 0);
-	args[3] = bytes_str(has_known && known->commit_ts != 0 &&
-	    known->commit_ts <= ts ? "1" : "0");
+	memcpy(args + 1, snap.args, sizeof(snap.args));
 	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 0, 4, args,
 	    "reading a cell")) < 0)
 		goto done;
@@ -376,6 +386,24 @@ step_done(const rc_pipeline *p, size_t i, int replicated)
 }
 
 /*
+ * Send the pipeline p of n steps, unless building it failed (rc), mark
+ * in done[] which steps succeeded (step_done), and free it.
+ */
+static int
+pipeline_finish(rc_pipeline *p, const struct redis_store *s, int rc,
+    size_t n, int replicated, int *done)
+{
+	size_t i;
+
+	if (rc == 0)
+		rc = rc_pipeline_exec(p, rs_deadline(s));
+	for (i = 0; i < n; i++)
+		done[i] = rc == 0 && step_done(p, i, replicated);
+	rc_pipeline_free(p);
+	return rc;
+}
+
+/*
  * store_ops.prewrite_many: the prewrites of secondaries, pipelined by
  * master with one WAIT each, as eval_replicated's alone: a lock lost in
  * a failover would lose its cell's write.
@@ -403,12 +431,7 @@ rs_prewrite_many(struct store *base, const struct write *const *w,
 			    s->script[RS_PREWRITE], nkeys, keys, 9, a.v);
 		prewrite_args_dispose(&a);
 	}
-	if (rc == 0)
-		rc = rc_pipeline_exec(p, rs_deadline(s));
-	for (i = 0; i < n; i++)
-		done[i] = rc == 0 && step_done(p, i, 1);
-	rc_pipeline_free(p);
-	return rc;
+	return pipeline_finish(p, s, rc, n, 1, done);
 }
 
 /*
@@ -438,13 +461,8 @@ each_cell(struct redis_store *s, const struct write *const *w, size_t n,
 		rc = rc_pipeline_evalsha(p, keys[0], flags, s->script[script],
 		    nkeys, keys, nargs, args);
 	}
-	if (rc == 0)
-		rc = rc_pipeline_exec(p, rs_deadline(s));
-	for (i = 0; i < n; i++)
-		done[i] = rc == 0 && step_done(p, i, (flags & RC_WAIT) != 0);
 	perc_buf_dispose(&prefix);
-	rc_pipeline_free(p);
-	return rc;
+	return pipeline_finish(p, s, rc, n, (flags & RC_WAIT) != 0, done);
 }
 
 /* store_ops.commit_many: secondaries' commits, pipelined by master. */

@@ -331,10 +331,8 @@ rs_scan(struct store *base, struct store_scan *sc)
 	struct redis_store *s = (struct redis_store *)base;
 	perc_buf range = PERC_BUF_INIT, from = PERC_BUF_INIT;
 	perc_buf cellp = PERC_BUF_INIT;
-	unsigned char ts8[8], kstart[8];
-	int has_known = sc->known != NULL && sc->known->start_ts != 0;
 	const struct page_item *it;
-	perc_bytes args[3];
+	struct rs_snapshot snap;
 	struct key k;
 	struct walk w;
 	unsigned b;
@@ -343,12 +341,7 @@ rs_scan(struct store *base, struct store_scan *sc)
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
 	sc->done = 0;
-	codec_put_u64(ts8, sc->ts);
-	codec_put_u64(kstart, has_known ? sc->known->start_ts : 0);
-	args[0] = bytes_of(ts8, 8);
-	args[1] = bytes_of(kstart, has_known ? 8 : 0);
-	args[2] = bytes_of(has_known && sc->known->commit_ts != 0 &&
-	    sc->known->commit_ts <= sc->ts ? "1" : "0", 1);
+	rs_snapshot_args(&snap, sc->ts, sc->known);
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto done;
 	if (sc->resume) {
@@ -362,7 +355,7 @@ rs_scan(struct store *base, struct store_scan *sc)
 	if ((rc = walk_init(&w, s, 'k', 0, buf_bytes(&from),
 	    buf_bytes(&range), -1)) < 0)
 		goto done;
-	w.scan = args;
+	w.scan = snap.args;
 	while ((rc = walk_next(&w, &b, &it)) > 0) {
 		/* A cell's prefix, made a key of it to be parsed. */
 		if ((rc = buf_set(&cellp, it->key.data, it->key.len)) < 0 ||

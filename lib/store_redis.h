@@ -103,6 +103,18 @@ int rs_ts_begin(struct store *s, perc_ts *out, int64_t deadline_ms);
 int rs_open_publish(struct store *s, perc_ts at, perc_ts oldest_here,
                     perc_ts *oldest_all, int64_t deadline_ms);
 
+/*
+ * A read's snapshot as read.lua and scan.lua take it: ts8, then the
+ * known transaction's start (empty when none is known) and whether it
+ * committed at or below ts ("1" or "0"); args point into the struct.
+ */
+struct rs_snapshot {
+	unsigned char ts8[8], kstart[8];
+	perc_bytes    args[3];
+};
+void rs_snapshot_args(struct rs_snapshot *out, perc_ts ts,
+                      const struct lock_fate *known);
+
 /* redis_mvcc.c: the steps on one cell. */
 int rs_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
             perc_ts ts, struct lock_rec *blocker,
