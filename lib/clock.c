@@ -16,6 +16,15 @@ clock_mono_ms(void)
 }
 
 int64_t
+clock_coarse_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
 clock_wall_ms(void)
 {
 	struct timespec ts;

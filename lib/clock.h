@@ -5,6 +5,9 @@
 #include <stdint.h>
 
 int64_t clock_mono_ms(void);
+/* The same clock read cheaply, as of the kernel's last tick (a few ms
+   behind): for asking often whether a while has passed. */
+int64_t clock_coarse_ms(void);
 int64_t clock_wall_ms(void);
 int64_t clock_deadline(int64_t timeout_ms);
 int64_t clock_env_ms(const char *name, int64_t dflt);

@@ -16,22 +16,33 @@
 static int
 put_string(perc_buf *out, perc_bytes s, int terminate)
 {
-	const unsigned char *p = s.data;
-	size_t i, start = 0;
-	int rc = 0;
+	const unsigned char *p = s.data, *end = p + s.len, *nul;
+	unsigned char *o;
+	int rc;
 
-	for (i = 0; i < s.len && rc == 0; i++) {
-		if (p[i] != 0)
-			continue;
-		if ((rc = buf_add(out, p + start, i - start + 1)) == 0)
-			rc = buf_add(out, "\xff", 1);
-		start = i + 1;
+	/* Every byte doubled at most, and the terminator: one grow. */
+	if (s.len > SIZE_MAX / 2 - 2)
+		return error_set(PERC_EIO, "value too large for memory");
+	if ((rc = buf_grow(out, 2 * s.len + 2)) < 0)
+		return rc;
+	o = (unsigned char *)out->data + out->len;
+	for (; p < end && (nul = memchr(p, 0, (size_t)(end - p))) != NULL;
+	    p = nul + 1) {
+		memcpy(o, p, (size_t)(nul - p) + 1);
+		o += nul - p + 1;
+		*o++ = 0xff;
 	}
-	if (rc == 0 && start < s.len)
-		rc = buf_add(out, p + start, s.len - start);
-	if (rc == 0 && terminate)
-		rc = buf_add(out, "\0\1", 2);
-	return rc;
+	if (p < end) {
+		memcpy(o, p, (size_t)(end - p));
+		o += end - p;
+	}
+	if (terminate) {
+		*o++ = 0;
+		*o++ = 1;
+	}
+	out->len = (size_t)(o - (unsigned char *)out->data);
+	out->data[out->len] = '\0';
+	return 0;
 }
 
 /* Read one string from *pp (before end) into out; -1 if malformed. */
@@ -177,6 +188,18 @@ codec_key_dispose(struct key *k)
 #define LOCK_VERSION 1
 #define LOCK_FIXED   (1 + 1 + 8 + 8 + 4 + 4)
 
+/*
+ * Head record: version 2, flags, then the newest write (op, start_ts,
+ * commit_ts) with HEAD_NEWEST, its value (a 32-bit length, the bytes)
+ * with HEAD_NEWEST_VALUE, the lock's value likewise with
+ * HEAD_LOCK_VALUE, and last, with HEAD_LOCKED, a whole lock record.
+ */
+#define HEAD_VERSION       2
+#define HEAD_LOCKED        0x1
+#define HEAD_NEWEST        0x2
+#define HEAD_NEWEST_VALUE  0x4
+#define HEAD_LOCK_VALUE    0x8
+
 int
 codec_lock_encode(perc_buf *out, const struct lock_rec *lock)
 {
@@ -210,8 +233,29 @@ codec_lock_encode(perc_buf *out, const struct lock_rec *lock)
 	return 0;
 }
 
+static int lock_decode(struct lock_rec *out, const void *v, size_t len);
+static int head_parse(struct cell_head *h, const unsigned char **lock,
+    const unsigned char *p, size_t len);
+
+/* The lock in a lock record or a head: 0, or PERC_ENOTFOUND when a
+   head holds none. */
 int
 codec_lock_decode(struct lock_rec *out, const void *v, size_t len)
+{
+	const unsigned char *p = v, *lock;
+	int rc;
+
+	if (len == 0 || p[0] != HEAD_VERSION)
+		return lock_decode(out, v, len);
+	if ((rc = head_parse(NULL, &lock, p, len)) < 0)
+		return rc;
+	if (lock == NULL)
+		return PERC_ENOTFOUND;
+	return lock_decode(out, lock, len - (size_t)(lock - p));
+}
+
+static int
+lock_decode(struct lock_rec *out, const void *v, size_t len)
 {
 	const unsigned char *p = v, *end = p + len;
 	perc_buf *var[3];
@@ -259,6 +303,141 @@ codec_lock_dispose(struct lock_rec *lock)
 	perc_buf_dispose(&lock->host);
 	perc_buf_dispose(&lock->primary_row);
 	perc_buf_dispose(&lock->primary_col);
+}
+
+
+static int
+add_value(perc_buf *out, const perc_bytes *v)
+{
+	unsigned char len[4];
+	int rc;
+
+	codec_put_u32(len, (uint32_t)v->len);
+	if ((rc = buf_add(out, len, 4)) < 0)
+		return rc;
+	return buf_add(out, v->data, v->len);
+}
+
+/*
+ * The head whose lock is lock (NULL: none), with head's newest write
+ * and lock value.  A head that holds a lock alone is a lock record.
+ */
+int
+codec_head_encode(perc_buf *out, const struct cell_head *head,
+    const struct lock_rec *lock)
+{
+	unsigned char fixed[2 + 17], flags = 0;
+	perc_buf enc = PERC_BUF_INIT;
+	size_t n = 2;
+	int rc;
+
+	if (lock != NULL && head->newest_op == 0 && !head->lock_has_value)
+		return codec_lock_encode(out, lock);
+	if (head->newest_op != 0) {
+		flags |= HEAD_NEWEST;
+		fixed[n] = (unsigned char)head->newest_op;
+		codec_put_u64(fixed + n + 1, head->newest_start);
+		codec_put_u64(fixed + n + 9, head->newest_commit);
+		n += 17;
+		if (head->newest_has_value)
+			flags |= HEAD_NEWEST_VALUE;
+	}
+	if (lock != NULL)
+		flags |= HEAD_LOCKED;
+	if (lock != NULL && head->lock_has_value)
+		flags |= HEAD_LOCK_VALUE;
+	fixed[0] = HEAD_VERSION;
+	fixed[1] = flags;
+	if ((rc = buf_set(out, fixed, n)) < 0 ||
+	    ((flags & HEAD_NEWEST_VALUE) &&
+	    (rc = add_value(out, &head->newest_value)) < 0) ||
+	    ((flags & HEAD_LOCK_VALUE) &&
+	    (rc = add_value(out, &head->lock_value)) < 0))
+		return rc;
+	if (lock != NULL && (rc = codec_lock_encode(&enc, lock)) == 0)
+		rc = buf_add(out, enc.data, enc.len);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+static int
+get_value(perc_bytes *out, const unsigned char **p, const unsigned char *end)
+{
+	uint32_t n;
+
+	if (end - *p < 4)
+		return -1;
+	n = codec_get_u32(*p);
+	*p += 4;
+	if ((size_t)(end - *p) < n || n > HEAD_VALUE_MAX)
+		return -1;
+	*out = bytes_of(*p, n);
+	*p += n;
+	return 0;
+}
+
+/* Parse a head into h (unless NULL); *lock: where its lock record
+   starts, or NULL. */
+static int
+head_parse(struct cell_head *h, const unsigned char **lock,
+    const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	struct cell_head skip;
+	unsigned flags;
+
+	if (h == NULL)
+		h = &skip;
+	if (len < 2 || p[0] != HEAD_VERSION || (p[1] & ~0xfu) != 0)
+		goto bad;
+	flags = p[1];
+	p += 2;
+	h->newest_op = 0;
+	if (flags & HEAD_NEWEST) {
+		if (end - p < 17 || (p[0] != OP_PUT && p[0] != OP_DELETE))
+			goto bad;
+		h->newest_op = p[0];
+		h->newest_start = codec_get_u64(p + 1);
+		h->newest_commit = codec_get_u64(p + 9);
+		p += 17;
+	}
+	h->newest_has_value = (flags & HEAD_NEWEST_VALUE) != 0;
+	h->lock_has_value = (flags & HEAD_LOCK_VALUE) != 0;
+	h->locked = (flags & HEAD_LOCKED) != 0;
+	if ((h->newest_has_value && (h->newest_op != OP_PUT ||
+	    get_value(&h->newest_value, &p, end) < 0)) ||
+	    (h->lock_has_value && (!h->locked ||
+	    get_value(&h->lock_value, &p, end) < 0)))
+		goto bad;
+	if (h->locked ? p == end : p != end)
+		goto bad;
+	*lock = h->locked ? p : NULL;
+	return 0;
+bad:
+	return error_set(PERC_EIO, "the store holds a malformed cell head; "
+	    "the data directory is damaged");
+}
+
+/*
+ * A head, or a lock record (which is a head holding the lock alone):
+ * its lock into *lock, when locked.
+ */
+int
+codec_head_decode(struct cell_head *out, struct lock_rec *lock,
+    const void *v, size_t len)
+{
+	const unsigned char *p = v, *at;
+	int rc;
+
+	if (len > 0 && p[0] != HEAD_VERSION) {
+		out->newest_op = 0;
+		out->newest_has_value = out->lock_has_value = 0;
+		out->locked = 1;
+		return lock_decode(lock, v, len);
+	}
+	if ((rc = head_parse(out, &at, p, len)) < 0 || at == NULL)
+		return rc;
+	return lock_decode(lock, at, len - (size_t)(at - p));
 }
 
 /* Write record: op, then the start_ts of the transaction it commits. */

@@ -72,6 +72,30 @@ struct write_rec {
 	perc_ts    start_ts;
 };
 
+/*
+ * The head of a cell (the LevelDB store's): the record in the key of
+ * its lock, which holds the lock if there is one and the newest write
+ * that changes the cell's value, so that a read of a cell's newest
+ * value costs one lookup, not a lookup of the lock and a seek to the
+ * write records (TiKV's short values, kept with the lock).  A value of
+ * up to HEAD_VALUE_MAX bytes rides along, the lock's and the newest
+ * write's.  A cell without a head, or whose head knows no newest
+ * write, is read by its write records, as it always can be.  The
+ * values are views: of the record decoded, or of what is written.
+ */
+#define HEAD_VALUE_MAX 255
+
+struct cell_head {
+	int        locked;          /* the lock decoded alongside */
+	int        lock_has_value;  /* a put's value, short: lock_value */
+	perc_bytes lock_value;
+	int        newest_op;       /* OP_PUT, OP_DELETE; 0: not known */
+	perc_ts    newest_start;
+	perc_ts    newest_commit;
+	int        newest_has_value;
+	perc_bytes newest_value;
+};
+
 int  codec_key(perc_buf *out, int region, perc_bytes row, perc_bytes col,
                int kind, perc_ts ts);
 int  codec_cell_prefix(perc_buf *out, int region, perc_bytes row,
@@ -83,6 +107,11 @@ void codec_key_dispose(struct key *k);
 int  codec_lock_encode(perc_buf *out, const struct lock_rec *lock);
 int  codec_lock_decode(struct lock_rec *out, const void *v, size_t len);
 void codec_lock_dispose(struct lock_rec *lock);
+
+int  codec_head_encode(perc_buf *out, const struct cell_head *head,
+                       const struct lock_rec *lock);
+int  codec_head_decode(struct cell_head *out, struct lock_rec *lock,
+                       const void *v, size_t len);
 
 int  codec_write_encode(perc_buf *out, const struct write_rec *w);
 int  codec_write_decode(struct write_rec *out, const void *v, size_t len);

@@ -188,11 +188,20 @@ col_of(const struct write *w)
 	return buf_bytes(&w->col);
 }
 
-/* STORE_NOTIFY where w changes an observed column, for its prewrite. */
+/* STORE_BULK for each step of a bulk load's commit. */
 static unsigned
-notify_flag(const perc_txn *txn, const struct write *w)
+bulk_flag(const perc_txn *txn)
 {
-	return db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0;
+	return txn->bulk ? STORE_BULK : 0;
+}
+
+/* The flags of w's prewrite: STORE_NOTIFY where w changes an observed
+   column, and bulk_flag. */
+static unsigned
+cell_flags(const perc_txn *txn, const struct write *w)
+{
+	return (db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0) |
+	    bulk_flag(txn);
 }
 
 /*
@@ -206,7 +215,7 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
     struct lock_rec *lock, struct group *g)
 {
 	struct store *s = txn->db->store;
-	unsigned flags = notify_flag(txn, w);
+	unsigned flags = cell_flags(txn, w);
 	struct lock_rec blocker;
 	int rc, action, tries;
 
@@ -260,7 +269,7 @@ prewrite_many(perc_ts *committed_at, perc_txn *txn, size_t from, size_t n,
 
 	for (i = 0; i < n; i++) {
 		w[i] = nth(&txn->writes, from + i);
-		flags[i] = notify_flag(txn, w[i]);
+		flags[i] = cell_flags(txn, w[i]);
 	}
 	if ((rc = s->ops->prewrite_many(s, w, flags, n, lock, done)) < 0)
 		return rc;
@@ -327,7 +336,7 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 			continue;
 		}
 		rc = s->ops->commit(s, row_of(nth(ws, i)), col_of(nth(ws, i)),
-		    txn->journal.start_ts, commit_ts, 0);
+		    txn->journal.start_ts, commit_ts, bulk_flag(txn));
 		if (rc == 0 && i == 1 && (rc = failpoint(txn->db,
 		    "after-commit-secondary")) == 0)
 			rc = group_start(txn, &g);
@@ -362,7 +371,7 @@ commit_primary(perc_txn *txn, perc_ts commit_ts)
 	struct store *s = txn->db->store;
 
 	return s->ops->commit(s, row_of(p), col_of(p), txn->journal.start_ts,
-	    commit_ts, STORE_SYNC | STORE_PRIMARY |
+	    commit_ts, STORE_SYNC | STORE_PRIMARY | bulk_flag(txn) |
 	    (p->ack ? STORE_CLEAR_NOTIFY : 0));
 }
 
@@ -515,7 +524,7 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 		bytes += w->row.len + w->col.len + w->value.len;
 		if (w->ack || w->op == OP_ACK || bytes > ONCE_BYTES)
 			rc = PERC_ELOCKED;
-		flags[i] = notify_flag(txn, w);
+		flags[i] = cell_flags(txn, w);
 	}
 	if (rc == 0 && (rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());

@@ -27,7 +27,14 @@
 #include "gc.h"
 #include "owner.h"
 
-#define FORMAT_VERSION 1
+/*
+ * 2: a LevelDB store's cells may have heads (codec.h), which a perc of
+ * format 1 would take for damaged locks.  A format 1 directory is
+ * still read, and marked 2 by the first perc that takes its store to
+ * write (db_acquire).
+ */
+#define FORMAT_VERSION 2
+#define FORMAT_OLDEST  1
 #define CONFIG_MAX     (1 << 20)
 
 static void
@@ -56,11 +63,12 @@ free_observed(perc_buf *cols, size_t n)
 /*
  * Parse DIR/config into the observed columns and, when store is not
  * NULL, the store's URL (NULL for the LevelDB store in DIR); *st, when
- * not NULL, tells which version of the file was read.
+ * not NULL, tells which version of the file was read, and *version,
+ * when not NULL, the format it names.
  */
 static int
 read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
-    struct stat *st)
+    struct stat *st, int *version)
 {
 	char path[4096], text[CONFIG_MAX + 1], *line, *next;
 	perc_buf *grown;
@@ -93,7 +101,7 @@ read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
 			continue;
 		if (strncmp(line, "format ", 7) == 0) {
 			format = atoi(line + 7);
-			if (format != FORMAT_VERSION) {
+			if (format < FORMAT_OLDEST || format > FORMAT_VERSION) {
 				rc = error_set(PERC_ENOTDB, "'%s' has data "
 				    "format '%s', which this perc (format %d) "
 				    "does not know; use a matching perc", dir,
@@ -116,6 +124,8 @@ read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
 		} else
 			goto damaged;
 	}
+	if (format && version != NULL)
+		*version = format;
 	if (format)
 		return 0;
 damaged:
@@ -299,7 +309,7 @@ init_existing(const char *path, const char *store_url,
 	if ((rc = perc_db_open(&db, path)) < 0 ||
 	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		goto done;
-	if ((rc = read_config(&cols, &ncols, &store, path, NULL)) < 0)
+	if ((rc = read_config(&cols, &ncols, &store, path, NULL, NULL)) < 0)
 		goto done;
 	if (store_url != NULL && (store == NULL ||
 	    strcmp(store, store_url) != 0))
@@ -418,7 +428,7 @@ perc_db_open(perc_db **out, const char *path)
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
 	if ((rc = read_config(&db->observed, &db->nobserved, &store, path,
-	    &db->config_st)) == 0)
+	    &db->config_st, &db->format)) == 0)
 		rc = store != NULL ? store_redis_open(&db->store, store, path,
 		    db->timeout_ms) : store_leveldb_open(&db->store, path);
 	free(store);
@@ -474,6 +484,16 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	if ((rc = db->store->ops->acquire(db->store, deadline_ms)) < 0)
 		return rc;
 	dir_path(path, sizeof(path), db->dir, "config");
+	/* Mark an older format ours before the store is written. */
+	if (db->format < FORMAT_VERSION && !db->store->read_only) {
+		if ((rc = write_config(db->dir, NULL, db->observed,
+		    db->nobserved)) < 0) {
+			db->store->ops->release(db->store);
+			return rc;
+		}
+		db->format = FORMAT_VERSION;
+		memset(&db->config_st, 0, sizeof(db->config_st));
+	}
 	if (stat(path, &st) == 0 && st.st_ino == db->config_st.st_ino &&
 	    st.st_size == db->config_st.st_size &&
 	    st.st_mtim.tv_sec == db->config_st.st_mtim.tv_sec &&
@@ -481,7 +501,7 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 		return 0;
 	free_observed(db->observed, db->nobserved);
 	if ((rc = read_config(&db->observed, &db->nobserved, NULL, db->dir,
-	    &db->config_st)) < 0)
+	    &db->config_st, &db->format)) < 0)
 		db->store->ops->release(db->store);
 	return rc;
 }

@@ -26,6 +26,7 @@ struct perc_db {
 	                              has not heard are over (gc.h) */
 	int64_t      open_published_ms;
 	struct stat  config_st;    /* DIR/config as last read */
+	int          format;       /* the data format it names */
 	struct owner owner;        /* token of the local transactions */
 	perc_progress_fn progress; /* perc_db_progress's */
 	void        *progress_arg;

@@ -172,7 +172,10 @@ gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
 	switch (kind) {
 	case KIND_LOCK:
 		memset(&lock, 0, sizeof(lock));
-		if ((rc = codec_lock_decode(&lock, value.data, value.len)) < 0)
+		rc = codec_lock_decode(&lock, value.data, value.len);
+		if (rc == PERC_ENOTFOUND)
+			return 0;       /* a head without a lock: kept */
+		if (rc < 0)
 			return rc;
 		c->skip |= lock.start_ts < c->bound;
 		codec_lock_dispose(&lock);

@@ -31,7 +31,11 @@ add_pair(perc_buf *out, const char *key, perc_bytes value)
 	return escape_field_spaces(out, value);
 }
 
-/* The DETAIL of a lock; *ts becomes its owner's start_ts. */
+/*
+ * The DETAIL of a lock; *ts becomes its owner's start_ts.
+ * PERC_ENOTFOUND: the key holds a cell's head without a lock, which
+ * show leaves out.
+ */
 static int
 lock_detail(perc_buf *out, perc_ts *ts, perc_db *db, perc_bytes v)
 {
@@ -110,7 +114,10 @@ show_one(void *arg, int region, perc_bytes col, int kind, perc_ts ts,
 
 	(void)region;
 	cell.ts = ts;
-	if ((rc = cell_detail(&walk->detail, &cell.ts, walk->db, kind, v)) < 0)
+	rc = cell_detail(&walk->detail, &cell.ts, walk->db, kind, v);
+	if (rc == PERC_ENOTFOUND)
+		return 0;
+	if (rc < 0)
 		return rc;
 	cell.column = col;
 	cell.kind = kind_names[kind];

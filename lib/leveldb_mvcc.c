@@ -77,6 +77,81 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 	return -1;
 }
 
+/*
+ * The head of (row, col) (codec.h) into *head, and its lock, if it
+ * holds one (head->locked), into *lock: 0, or PERC_ENOTFOUND when the
+ * cell has no head.  A point lookup: an iterator would have to step
+ * over every older version of the one head key that LevelDB still
+ * keeps, one for each commit since the last compaction.
+ */
+static int
+get_head(struct ldb_store *s, struct cell_head *head, struct lock_rec *lock,
+    perc_bytes row, perc_bytes col)
+{
+	int rc;
+
+	head->locked = head->newest_op = 0;
+	head->lock_has_value = head->newest_has_value = 0;
+	if ((rc = codec_key(&s->head_key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) == 0 &&
+	    (rc = ldb_get(&s->head_val, s, buf_bytes(&s->head_key))) == 0)
+		rc = codec_head_decode(head, lock, s->head_val.data,
+		    s->head_val.len);
+	return rc;
+}
+
+/*
+ * Add to b the head of (row, col) with lock (NULL: none) and head's
+ * newest write; a head with neither goes.  A bulk load's step
+ * (STORE_BULK in flags) starts no head where the cell had none: it
+ * would add a key to each cell loaded, and the cell is read by its
+ * write records as before.
+ */
+static int
+put_head(leveldb_writebatch_t *b, perc_buf *key, perc_bytes row,
+    perc_bytes col, struct cell_head *head, const struct lock_rec *lock,
+    int had_newest, unsigned flags)
+{
+	perc_buf enc = PERC_BUF_INIT;
+	int rc;
+
+	if ((flags & STORE_BULK) && !had_newest) {
+		head->newest_op = 0;
+		head->lock_has_value = 0;
+	}
+	if ((rc = codec_key(key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) < 0)
+		return rc;
+	if (lock == NULL && head->newest_op == 0) {
+		leveldb_writebatch_delete(b, key->data, key->len);
+		return 0;
+	}
+	if ((rc = codec_head_encode(&enc, head, lock)) == 0)
+		leveldb_writebatch_put(b, key->data, key->len, enc.data,
+		    enc.len);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+/*
+ * Make w, committed at commit_ts, head's newest write when it changes
+ * the cell's value, with its value when short (value; NULL: not known).
+ */
+static void
+head_newest(struct cell_head *head, int op, perc_ts start_ts,
+    perc_ts commit_ts, const perc_bytes *value)
+{
+	if (op != OP_PUT && op != OP_DELETE)
+		return;
+	head->newest_op = op;
+	head->newest_start = start_ts;
+	head->newest_commit = commit_ts;
+	head->newest_has_value = op == OP_PUT && value != NULL &&
+	    value->len <= HEAD_VALUE_MAX;
+	if (head->newest_has_value)
+		head->newest_value = *value;
+}
+
 /* Keys a walk steps over before it seeks instead. */
 #define WALK_STEPS 16
 
@@ -246,9 +321,37 @@ ldb_walk_dispose(struct cell_walk *w)
 }
 
 /*
- * Read the value of (row, col) visible at snapshot ts into out, as
- * ldb_visible decides: the lock by a point lookup (see ldb_get_lock),
- * then a walk from the write records at ts.
+ * Read at ts from the cell's head, when it decides: it knows the
+ * newest write, that write is at or below ts, and no lock (lock, or
+ * NULL) may commit below ts.  0 or PERC_ENOTFOUND, the read's answer;
+ * 1 when the write records must decide.
+ */
+static int
+read_head(perc_buf *out, struct ldb_store *s, struct cell_head *head,
+    const struct lock_rec *lock, perc_ts ts, perc_bytes row, perc_bytes col)
+{
+	perc_buf key = PERC_BUF_INIT;
+	int rc;
+
+	if (head->newest_op == 0 || head->newest_commit > ts ||
+	    (lock != NULL && lock->start_ts <= ts && !OP_KEEPS_VALUE(lock->op)))
+		return 1;
+	if (head->newest_op == OP_DELETE)
+		return PERC_ENOTFOUND;
+	if (head->newest_has_value)
+		return buf_set(out, head->newest_value.data,
+		    head->newest_value.len);
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
+	    head->newest_start)) == 0)
+		rc = ldb_get(out, s, buf_bytes(&key));
+	perc_buf_dispose(&key);
+	return rc == PERC_ENOTFOUND ? 1 : rc;   /* the walk says what is lost */
+}
+
+/*
+ * Read the value of (row, col) visible at snapshot ts into out: from
+ * the cell's head (a point lookup, see get_head) when it can, else as
+ * ldb_visible decides in a walk from the write records at ts.
  */
 int
 ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
@@ -256,16 +359,21 @@ ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf prefix = PERC_BUF_INIT;
+	struct cell_head head;
 	struct cell_walk w;
 	perc_bytes v;
 	int rc, locked;
 
 	if (ts < s->safe_point)
 		return gc_too_old(s->safe_point);
-	rc = ldb_get_lock(base, blocker, row, col);
+	memset(&head, 0, sizeof(head));
+	rc = get_head(s, &head, blocker, row, col);
 	if (rc < 0 && rc != PERC_ENOTFOUND)
-		return rc;
-	locked = rc == 0;
+		goto done;
+	locked = rc == 0 && head.locked;
+	if ((rc = read_head(out, s, &head, locked ? blocker : NULL, ts, row,
+	    col)) <= 0)
+		goto done;
 	if ((rc = codec_cell_prefix(&prefix, REGION_CELL, row, col)) < 0)
 		goto done;
 	memset(&w, 0, sizeof(w));
@@ -284,26 +392,18 @@ done:
 	return rc;
 }
 
-/*
- * The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND.  A
- * point lookup: an iterator would have to step over every older version
- * of the one lock key that LevelDB still keeps, one for each commit
- * since the last compaction.
- */
+/* The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND. */
 int
 ldb_get_lock(struct store *base, struct lock_rec *out, perc_bytes row,
     perc_bytes col)
 {
-	struct ldb_store *s = (struct ldb_store *)base;
-	perc_buf key = PERC_BUF_INIT, val = PERC_BUF_INIT;
+	struct cell_head head;
 	int rc;
 
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) == 0 &&
-	    (rc = ldb_get(&val, s, buf_bytes(&key))) == 0)
-		rc = codec_lock_decode(out, val.data, val.len);
-	perc_buf_dispose(&key);
-	perc_buf_dispose(&val);
+	memset(&head, 0, sizeof(head));
+	rc = get_head((struct ldb_store *)base, &head, out, row, col);
+	if (rc == 0 && !head.locked)
+		rc = PERC_ENOTFOUND;
 	return rc;
 }
 
@@ -375,11 +475,13 @@ write_conflicts(const struct write *w, const struct write_rec *wr)
  * cell.  Then a lock, then newer writes, conflict.  0 when the cell is
  * free, OWN_LOCK, PERC_ECONFLICT, PERC_ELOCKED with the other lock in
  * *blocker, or PERC_ECOMMITTED with *committed_at when this very
- * transaction already committed here.
+ * transaction already committed here.  The cell's head is left in
+ * *head.
  */
 static int
 prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
-    perc_ts start_ts, perc_ts *committed_at, struct lock_rec *blocker)
+    perc_ts start_ts, perc_ts *committed_at, struct lock_rec *blocker,
+    struct cell_head *head)
 {
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
 	struct write_rec wr;
@@ -403,10 +505,10 @@ prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
 	}
 	if ((rc = ldb_iter_error(c->it)) < 0)
 		return rc;
-	rc = ldb_get_lock(&s->base, blocker, row, col);
-	if (rc == 0)
+	rc = get_head(s, head, blocker, row, col);
+	if (rc == 0 && head->locked)
 		return blocker->start_ts == start_ts ? OWN_LOCK : PERC_ELOCKED;
-	if (rc != PERC_ENOTFOUND)
+	if (rc < 0 && rc != PERC_ENOTFOUND)
 		return rc;
 	if (newer)
 		return error_conflict(row, col, w->ack ? "another observer or "
@@ -457,29 +559,30 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
-	perc_buf enc = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
+	struct cell_head head;
 	struct cell c;
 	int rc;
 
 	if (lock->start_ts < s->safe_point)
 		return gc_too_old(s->safe_point);
+	memset(&head, 0, sizeof(head));
 	if ((rc = cell_open(&c, s, row, col)) < 0 ||
 	    (rc = prewrite_check(&c, s, w, lock->start_ts, committed_at,
-	    blocker)) != 0)
+	    blocker, &head)) != 0)
 		goto done;
+	/* A short value rides in the lock to the head's newest write. */
+	head.lock_has_value = w->op == OP_PUT &&
+	    w->value.len <= HEAD_VALUE_MAX;
+	head.lock_value = buf_bytes(&w->value);
 	b = leveldb_writebatch_create();
-	if ((rc = codec_lock_encode(&enc, lock)) < 0 ||
-	    (rc = codec_key(&c.key, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) < 0)
-		goto done;
-	leveldb_writebatch_put(b, c.key.data, c.key.len, enc.data, enc.len);
-	if ((rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0)
+	if ((rc = put_head(b, &c.key, row, col, &head, lock,
+	    head.newest_op != 0, flags)) == 0 &&
+	    (rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0)
 		rc = ldb_write(s, b, 0);
 done:
 	if (b != NULL)
 		leveldb_writebatch_destroy(b);
-	perc_buf_dispose(&enc);
 	cell_close(&c);
 	return rc == OWN_LOCK ? 0 : rc;
 }
@@ -502,31 +605,39 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	struct ldb_store *s = (struct ldb_store *)base;
 	leveldb_writebatch_t *b = leveldb_writebatch_create();
 	perc_buf enc = PERC_BUF_INIT;
+	struct cell_head head;
 	struct lock_rec blocker;
 	struct write_rec wr;
 	struct cell c;
 	perc_ts at;
 	size_t i;
-	int rc = 0;
+	int rc = 0, had;
 
 	if (start_ts < s->safe_point)
 		rc = gc_too_old(s->safe_point);
 	memset(&blocker, 0, sizeof(blocker));
+	memset(&head, 0, sizeof(head));
 	wr.start_ts = start_ts;
 	for (i = 0; i < ws->n && rc == 0; i++) {
 		const struct write *w = &ws->w[i];
+		perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
+		perc_bytes value = buf_bytes(&w->value);
 
-		if ((rc = cell_open(&c, s, buf_bytes(&w->row),
-		    buf_bytes(&w->col))) == 0 &&
+		if ((rc = cell_open(&c, s, row, col)) == 0 &&
 		    (rc = prewrite_check(&c, s, w, start_ts, &at,
-		    &blocker)) == 0 &&
+		    &blocker, &head)) == 0 &&
 		    (rc = data_put(b, &c.key, w, start_ts, flags[i])) == 0 &&
-		    (rc = codec_key(&c.key, REGION_CELL, buf_bytes(&w->row),
-		    buf_bytes(&w->col), KIND_WRITE, commit_ts)) == 0) {
+		    (rc = codec_key(&c.key, REGION_CELL, row, col, KIND_WRITE,
+		    commit_ts)) == 0) {
 			wr.op = w->op;
 			if ((rc = codec_write_encode(&enc, &wr)) == 0)
 				leveldb_writebatch_put(b, c.key.data,
 				    c.key.len, enc.data, enc.len);
+			had = head.newest_op != 0;
+			head_newest(&head, w->op, start_ts, commit_ts, &value);
+			if (rc == 0 && !OP_KEEPS_VALUE(w->op))
+				rc = put_head(b, &c.key, row, col, &head,
+				    NULL, had, flags[i]);
 		}
 		if (rc == OWN_LOCK || rc == PERC_ECOMMITTED)
 			rc = PERC_ELOCKED;
@@ -542,7 +653,8 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 
 /*
  * Commit transaction start_ts on (row, col) at commit_ts: if our lock
- * is there, replace it by a write record in one batch.  If it is gone,
+ * is there, replace it by a write record in one batch, and in the
+ * cell's head by the newest write, with the value the lock carried.  If it is gone,
  * the answer is in the write records: already committed is success,
  * anything else means we were rolled back (PERC_ECONFLICT).  With
  * STORE_CLEAR_NOTIFY the notifications the observer's snapshot saw are
@@ -555,15 +667,18 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
 	leveldb_writebatch_t *b = NULL;
+	struct cell_head head;
 	struct lock_rec lock;
 	struct write_rec w;
+	perc_bytes value;
 	perc_ts at;
-	int rc, op;
+	int rc, op, had;
 
 	memset(&lock, 0, sizeof(lock));
-	rc = ldb_get_lock(base, &lock, row, col);
-	if (rc == 0 && lock.start_ts != start_ts)
-		rc = PERC_ENOTFOUND;    /* someone else's lock */
+	memset(&head, 0, sizeof(head));
+	rc = get_head(s, &head, &lock, row, col);
+	if (rc == 0 && (!head.locked || lock.start_ts != start_ts))
+		rc = PERC_ENOTFOUND;    /* someone else's lock, or none */
 	if (rc == PERC_ENOTFOUND) {
 		rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
 		if (rc == 0 && op != OP_ROLLBACK)
@@ -581,11 +696,14 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	}
 	w.op = lock.op;
 	w.start_ts = start_ts;
-	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) < 0)
-		goto done;
+	had = head.newest_op != 0;
+	value = head.lock_value;
 	b = leveldb_writebatch_create();
-	leveldb_writebatch_delete(b, lockkey.data, lockkey.len);
+	head_newest(&head, lock.op, start_ts, commit_ts,
+	    head.lock_has_value ? &value : NULL);
+	if ((rc = put_head(b, &lockkey, row, col, &head, NULL, had,
+	    flags)) < 0)
+		goto done;
 	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_WRITE,
 	    commit_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
 		goto done;
@@ -605,21 +723,23 @@ done:
 }
 
 /*
- * The key of the lock on (row, col) if transaction start_ts holds it;
- * out is left empty when the lock is someone else's or there is none.
+ * Add to b the drop of the lock on (row, col) if transaction start_ts
+ * holds it: its head keeps the newest write.  Someone else's lock, or
+ * none, is left.
  */
 static int
-own_lock_key(perc_buf *out, struct store *s, perc_bytes row,
-    perc_bytes col, perc_ts start_ts)
+drop_own_lock(leveldb_writebatch_t *b, struct ldb_store *s, perc_buf *key,
+    perc_bytes row, perc_bytes col, perc_ts start_ts)
 {
+	struct cell_head head;
 	struct lock_rec lock;
 	int rc;
 
 	memset(&lock, 0, sizeof(lock));
-	buf_reset(out);
-	rc = ldb_get_lock(s, &lock, row, col);
-	if (rc == 0 && lock.start_ts == start_ts)
-		rc = codec_key(out, REGION_CELL, row, col, KIND_LOCK, LOCK_TS);
+	memset(&head, 0, sizeof(head));
+	rc = get_head(s, &head, &lock, row, col);
+	if (rc == 0 && head.locked && lock.start_ts == start_ts)
+		rc = put_head(b, key, row, col, &head, NULL, 1, 0);
 	codec_lock_dispose(&lock);
 	return rc == PERC_ENOTFOUND ? 0 : rc;
 }
@@ -653,10 +773,9 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
 	b = leveldb_writebatch_create();
-	if ((rc = own_lock_key(&key, base, row, col, start_ts)) < 0)
+	if ((rc = drop_own_lock(b, (struct ldb_store *)base, &key, row, col,
+	    start_ts)) < 0)
 		goto done;
-	if (key.len > 0)
-		leveldb_writebatch_delete(b, key.data, key.len);
 	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
 	    start_ts)) < 0)
 		goto done;
@@ -683,24 +802,36 @@ done:
 	return rc;
 }
 
-/* Rewrite the lock on (row, col), which lock was read from. */
+/*
+ * The lock on (row, col) if transaction start_ts holds it, with the
+ * head it is in: 0, or PERC_ENOTFOUND when the lock is someone else's
+ * or there is none.
+ */
 static int
-lock_rewrite(struct ldb_store *s, perc_bytes row, perc_bytes col,
-    const struct lock_rec *lock)
+get_own_lock(struct ldb_store *s, struct cell_head *head,
+    struct lock_rec *lock, perc_bytes row, perc_bytes col, perc_ts start_ts)
 {
-	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
-	leveldb_writebatch_t *b;
 	int rc;
 
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
-	    LOCK_TS)) == 0 && (rc = codec_lock_encode(&enc, lock)) == 0) {
-		b = leveldb_writebatch_create();
-		leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+	rc = get_head(s, head, lock, row, col);
+	if (rc == 0 && (!head->locked || lock->start_ts != start_ts))
+		rc = PERC_ENOTFOUND;
+	return rc;
+}
+
+/* Rewrite the lock on (row, col) in the head it was read with. */
+static int
+lock_rewrite(struct ldb_store *s, perc_bytes row, perc_bytes col,
+    struct cell_head *head, const struct lock_rec *lock)
+{
+	perc_buf key = PERC_BUF_INIT;
+	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	int rc;
+
+	if ((rc = put_head(b, &key, row, col, head, lock, 1, 0)) == 0)
 		rc = ldb_write(s, b, 0);
-		leveldb_writebatch_destroy(b);
-	}
+	leveldb_writebatch_destroy(b);
 	perc_buf_dispose(&key);
-	perc_buf_dispose(&enc);
 	return rc;
 }
 
@@ -714,16 +845,17 @@ int
 ldb_push(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts, perc_ts ts)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
+	struct cell_head head;
 	struct lock_rec lock;
 	int rc;
 
 	memset(&lock, 0, sizeof(lock));
-	rc = ldb_get_lock(base, &lock, row, col);
-	if (rc == 0 && lock.start_ts != start_ts)
-		rc = PERC_ENOTFOUND;
+	memset(&head, 0, sizeof(head));
+	rc = get_own_lock(s, &head, &lock, row, col, start_ts);
 	if (rc == 0 && lock.min_commit_ts < ts) {
 		lock.min_commit_ts = ts;
-		rc = lock_rewrite((struct ldb_store *)base, row, col, &lock);
+		rc = lock_rewrite(s, row, col, &head, &lock);
 	}
 	codec_lock_dispose(&lock);
 	return rc;
@@ -735,17 +867,20 @@ int
 ldb_lease_keep(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts, uint32_t ttl_ms)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
+	struct cell_head head;
 	struct lock_rec lock;
 	int rc;
 
 	(void)ttl_ms;
 	memset(&lock, 0, sizeof(lock));
-	rc = ldb_get_lock(base, &lock, row, col);
-	if (rc == PERC_ENOTFOUND || (rc == 0 && lock.start_ts != start_ts))
+	memset(&head, 0, sizeof(head));
+	rc = get_own_lock(s, &head, &lock, row, col, start_ts);
+	if (rc == PERC_ENOTFOUND)
 		rc = 0;
 	else if (rc == 0) {
 		lock.wall_ms = (uint64_t)clock_wall_ms();
-		rc = lock_rewrite((struct ldb_store *)base, row, col, &lock);
+		rc = lock_rewrite(s, row, col, &head, &lock);
 	}
 	codec_lock_dispose(&lock);
 	return rc;

@@ -82,9 +82,10 @@ ldb_scan(struct store *base, struct store_scan *sc)
 		lock = NULL;
 		if (k.kind == KIND_LOCK) {
 			v = leveldb_iter_value(w.it, &vlen);
-			if ((rc = codec_lock_decode(&sc->blocker, v, vlen)) < 0)
+			rc = codec_lock_decode(&sc->blocker, v, vlen);
+			if (rc < 0 && rc != PERC_ENOTFOUND)
 				break;
-			lock = &sc->blocker;
+			lock = rc == 0 ? &sc->blocker : NULL;
 			leveldb_iter_next(w.it);
 		}
 		rc = ldb_visible(&w, &value, sc->ts, lock, sc->known);
@@ -138,8 +139,12 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 		if (klen < 9 || key[klen - 9] != KIND_LOCK)
 			continue;
 		val = leveldb_iter_value(it, &vlen);
-		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
-		    (rc = codec_lock_decode(&lock, val, vlen)) < 0 ||
+		rc = codec_lock_decode(&lock, val, vlen);
+		if (rc == PERC_ENOTFOUND) {     /* a head without a lock */
+			rc = 0;
+			continue;
+		}
+		if (rc < 0 || (rc = codec_parse_key(&k, key, klen)) < 0 ||
 		    (rc = fn(arg, buf_bytes(&k.row), buf_bytes(&k.col),
 		    &lock)) != 0)
 			break;

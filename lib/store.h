@@ -52,6 +52,11 @@ struct writeset;
                                    that makes a row's writes durable in
                                    order (Redis's replication) need not
                                    make this lock durable on its own */
+#define STORE_BULK        0x20u /* prewrite, commit, commit_at_once: a
+                                   cell of a bulk load (perc_load),
+                                   where the store adds nothing it can
+                                   do without (the LevelDB store starts
+                                   no cell head, codec.h) */
 
 /*
  * One batch of a scan: the visible cells of snapshot ts whose row

@@ -121,6 +121,8 @@ ldb_dispose(struct ldb_store *s)
 	perc_buf_dispose(&s->lo);
 	perc_buf_dispose(&s->hi);
 	perc_buf_dispose(&s->cuts);
+	perc_buf_dispose(&s->head_key);
+	perc_buf_dispose(&s->head_val);
 	free(s->path);
 	free(s->lockpath);
 	free(s->cleanpath);
@@ -354,7 +356,7 @@ static int
 ldb_waited_for(struct store *base)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	int64_t now = clock_mono_ms();
+	int64_t now = clock_coarse_ms();     /* asked after every call */
 
 	if (s->db == NULL || now == s->asked_ms ||
 	    now - s->opened_ms < TURN_MS)
@@ -772,18 +774,15 @@ ldb_release(struct store *base)
 int
 ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 {
-	char *err = NULL, *v;
-	size_t len;
+	char *err = NULL;
 	int rc;
 
-	v = leveldb_get(s->db, s->read, key.data, key.len, &len, &err);
+	rc = store_get(s->db, out, key.data, key.len, &err);
 	if (err != NULL)
 		return ldb_read_fail(s, err);
-	if (v == NULL)
-		return PERC_ENOTFOUND;
-	rc = buf_set(out, v, len);
-	leveldb_free(v);
-	return rc;
+	if (rc < 0)
+		return PERC_EIO;        /* out of memory, said */
+	return rc == 1 ? PERC_ENOTFOUND : 0;
 }
 
 /* Widen the range of keys written in this session to take in key. */

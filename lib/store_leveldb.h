@@ -49,6 +49,8 @@ struct ldb_store {
 	int64_t                 opened_ms; /* when this turn began */
 	leveldb_iterator_t     *reader;   /* ldb_reader's, or NULL */
 	int                     reader_old; /* a write went in after it */
+	perc_buf                head_key, head_val; /* get_head's scratch:
+	                                     a read allocates nothing */
 };
 
 /*
@@ -66,6 +68,8 @@ void store_close_tuned(leveldb_t *db, void *env, int read_only);
 void store_cut_power(void *env);
 const char *store_last_read(void);
 size_t store_batch_size(leveldb_writebatch_t *batch);
+int  store_get(leveldb_t *db, perc_buf *out, const char *key, size_t klen,
+               char **errptr);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);

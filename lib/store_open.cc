@@ -40,6 +40,7 @@
 #include "readonly_env.h"
 
 extern "C" {
+#include "buf.h"
 #include "store_leveldb.h"
 }
 
@@ -242,6 +243,31 @@ extern "C" void
 store_cut_power(void *env)
 {
 	durable_env_power_cut(static_cast<leveldb::Env *>(env));
+}
+
+/*
+ * Get key's value into out: 0, 1 when there is none, or -1 with
+ * LevelDB's status in *errptr.  leveldb_get would copy the value it
+ * read into a string it allocated, then into another it returns: this
+ * read, the store's commonest, reuses one string instead.
+ */
+extern "C" int
+store_get(leveldb_t *db, perc_buf *out, const char *key, size_t klen,
+    char **errptr)
+{
+	static thread_local std::string value;
+	leveldb::ReadOptions options;
+
+	options.verify_checksums = true;
+	leveldb::Status s = db->rep->Get(options, leveldb::Slice(key, klen),
+	    &value);
+	if (s.IsNotFound())
+		return 1;
+	if (!s.ok()) {
+		*errptr = strdup(s.ToString().c_str());
+		return -1;
+	}
+	return buf_set(out, value.data(), value.size()) < 0 ? -1 : 0;
 }
 
 /* The bytes batch adds to the log, about. */

@@ -10,9 +10,14 @@ setup() {
 # Commit VALUE at (ROW, COL) in a transaction of its own; set START and
 # COMMIT to its start and commit timestamps.
 put() {
+	put_with "" "$@"
+}
+
+# The same, with PERC_FAILPOINT=FAILPOINT (none when empty) at commit.
+put_with() {
 	START=$(perc begin)
-	perc set -t "$START" "$1" "$2" "$3"
-	COMMIT=$(perc commit -t "$START")
+	perc set -t "$START" "$2" "$3" "$4"
+	COMMIT=$(env ${1:+PERC_FAILPOINT=$1} perc commit -t "$START")
 }
 
 @test "get prints a value with no byte added" {
@@ -202,6 +207,32 @@ put() {
 	run -1 perc get -t "$t" --lock none c
 	perc commit -t "$t" > /dev/null
 	run -1 perc get none c
+}
+
+@test "values around the length a cell's head holds read back whole, newest and older" {
+	# The LevelDB store reads a cell's newest value from the cell's head,
+	# which holds values of up to 255 bytes (perc(1) STORES); older
+	# snapshots and longer values are read from the write records.
+	local n v prev=none fp
+	for n in 255 256 0 254 3000 1 255; do
+		v=$(head -c "$n" /dev/zero | tr '\0' "$((n % 7))")
+		# Both ways a commit goes: one step, and two (an armed failpoint
+		# that a commit of one cell never reaches makes it take two).
+		fp=
+		[ $((n % 2)) -eq 1 ] || fp=after-commit-secondary
+		put_with "$fp" k c "$v"
+		run -0 perc get k c
+		[ "$output" = "$v" ]
+		if [ "$prev" != none ]; then
+			run -0 perc get --at $((COMMIT - 1)) k c
+			[ "$output" = "$prev" ]
+		fi
+		prev=$v
+	done
+	perc del k c
+	run -1 perc get k c
+	run -0 perc get --at "$COMMIT" k c
+	[ "$output" = "$v" ]
 }
 
 @test "get --at: bad timestamps are usage errors" {

@@ -127,6 +127,23 @@ setup() {
 	[ "$(ls -A "$D")" = notes.txt ]
 }
 
+@test "a data directory of format 1 is read, and marked format 2 by its next command" {
+	# Format 2 only adds cell heads to the LevelDB store, which a perc
+	# of format 1 would take for damaged locks.
+	perc_leveldb_only
+	perc init "$D"
+	perc -d "$D" set r c v
+	sed -i 's/^format .*/format 1/' "$D/config"
+	run -0 perc -d "$D" get r c
+	assert_output v
+	grep -qx 'format 2' "$D/config"
+	sed -i 's/^format .*/format 1/' "$D/config"
+	run -0 perc -d "$D" set r c w
+	grep -qx 'format 2' "$D/config"
+	run -0 perc -d "$D" get r c
+	assert_output w
+}
+
 @test "init refuses a data directory of an unknown format: exit 6" {
 	perc init "$D"
 	perc -d "$D" set r c v

@@ -63,6 +63,9 @@ load_input() {
 	run -0 perc load < "$IN"
 	run -0 perc scan
 	assert_output "$(printf 'a\tc\tnew\nb\tc\tb\nkeep\tc\tkept')"
+	# A point read too: a load keeps the cell's head (codec.h) current.
+	run -0 perc get a c
+	assert_output new
 }
 
 @test "--batch N commits every N lines: one rising timestamp each" {
