@@ -633,9 +633,12 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 			if ((rc = codec_write_encode(&enc, &wr)) == 0)
 				leveldb_writebatch_put(b, c.key.data,
 				    c.key.len, enc.data, enc.len);
+			/* No lock here; and a load starts no head, so
+			   a cell without one has nothing to write. */
 			had = head.newest_op != 0;
 			head_newest(&head, w->op, start_ts, commit_ts, &value);
-			if (rc == 0 && !OP_KEEPS_VALUE(w->op))
+			if (rc == 0 && !OP_KEEPS_VALUE(w->op) &&
+			    (had || !(flags[i] & STORE_BULK)))
 				rc = put_head(b, &c.key, row, col, &head,
 				    NULL, had, flags[i]);
 		}
