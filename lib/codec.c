@@ -391,6 +391,10 @@ head_parse(struct cell_head *h, const unsigned char **lock,
 	if (len < 2 || p[0] != HEAD_VERSION || (p[1] & ~0xfu) != 0)
 		goto bad;
 	flags = p[1];
+	/* Never written: a head with nothing goes, a lock alone is a lock
+	   record. */
+	if (flags == 0 || flags == HEAD_LOCKED)
+		goto bad;
 	p += 2;
 	h->newest_op = 0;
 	if (flags & HEAD_NEWEST) {

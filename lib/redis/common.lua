@@ -79,22 +79,26 @@ end
 -- Call f(key, record) for the write records of cell P at commit
 -- timestamps from ~lo8 down to ~hi8 (lo8 and hi8 are the inverted
 -- tails of the keys, so newest first), until f returns non-nil.
+-- Pages grow from 4 keys to 64: most walks stop at the first record,
+-- and a page is read whole, whatever history lies below it.
 local function each_write(P, lo8, hi8, f)
 	local start = '[' .. P .. '\2' .. lo8
 	local stop = '[' .. P .. '\2' .. hi8
+	local page = 4
 	while true do
 		local keys = redis.call('ZRANGEBYLEX', KEYS[1], start, stop,
-		    'LIMIT', 0, 64)
+		    'LIMIT', 0, page)
 		for i = 1, #keys do
 			local r = f(keys[i], write_record(keys[i]))
 			if r ~= nil then
 				return r
 			end
 		end
-		if #keys < 64 then
+		if #keys < page then
 			return nil
 		end
 		start = '(' .. keys[#keys]
+		page = math.min(page * 4, 64)
 	end
 end
 

@@ -190,7 +190,7 @@ test_heads(const char *tmp)
 	h.lock_has_value = 1;
 	h.lock_value = bytes_of("new", 3);
 	CHECK(codec_head_encode(&enc, &h, &l) == 0);
-	memset(&m, 0, sizeof(m));
+	m.start_ts = 0;
 	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == 0);
 	CHECK(g.locked && m.start_ts == 30 && m.op == OP_PUT);
 	CHECK(g.newest_op == OP_PUT && g.newest_start == 10 &&
@@ -215,6 +215,11 @@ test_heads(const char *tmp)
 	enc.data[1] |= 0x4;
 	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == PERC_EIO);
 	enc.data[1] = 0x40;
+	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == PERC_EIO);
+	/* Nor are a head of nothing, or of a lock alone, ever written. */
+	enc.data[1] = 0;
+	CHECK(codec_head_decode(&g, &m, enc.data, 2) == PERC_EIO);
+	enc.data[1] = 0x1;
 	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == PERC_EIO);
 	codec_lock_dispose(&l);
 	codec_lock_dispose(&m);
