@@ -107,27 +107,31 @@ int
 codec_key(perc_buf *out, int region, perc_bytes row, perc_bytes col,
     int kind, perc_ts ts)
 {
-	unsigned char tail[9];
+	unsigned char *tail;
 	int rc;
 
-	buf_reset(out);
-	if ((rc = codec_cell_prefix(out, region, row, col)) < 0)
+	if ((rc = codec_cell_prefix(out, region, row, col)) < 0 ||
+	    (rc = buf_grow(out, 9)) < 0)
 		return rc;
+	tail = (unsigned char *)out->data + out->len;
 	tail[0] = (unsigned char)kind;
 	codec_put_u64(tail + 1, ~ts);
-	return buf_add(out, tail, sizeof(tail));
+	out->len += 9;
+	out->data[out->len] = '\0';
+	return 0;
 }
 
 /* Every key of the cell (row, col) in region starts with this. */
 int
 codec_cell_prefix(perc_buf *out, int region, perc_bytes row, perc_bytes col)
 {
-	unsigned char r = (unsigned char)region;
 	int rc;
 
 	buf_reset(out);
-	if ((rc = buf_add(out, &r, 1)) == 0 &&
-	    (rc = put_string(out, row, 1)) == 0)
+	if ((rc = buf_grow(out, 1)) < 0)
+		return rc;
+	out->data[out->len++] = (char)region;
+	if ((rc = put_string(out, row, 1)) == 0)
 		rc = put_string(out, col, 1);
 	return rc;
 }
