@@ -53,7 +53,7 @@ struct node {
 struct script {
 	char    *body;
 	size_t   len;
-	char     sha[41];
+	char     sha[41];           /* "" until first asked: script_sha */
 	int      load_node;         /* where it was loaded ... */
 	unsigned load_round;        /* ... in which round */
 };
@@ -1098,6 +1098,21 @@ entry_init(struct rc_entry *e, unsigned flags, const perc_bytes *head,
 	return 0;
 }
 
+/*
+ * The SHA-1 of a script, worked out on its first use: a command runs
+ * one or two of the store's scripts, and hashing them all at every
+ * start took a quarter of a short command's time.
+ */
+static const char *
+script_sha(rc_cluster *cl, int script)
+{
+	struct script *sc = &cl->scripts[script];
+
+	if (sc->sha[0] == '\0')
+		sha1_hex(sc->sha, sc->body, sc->len);
+	return sc->sha;
+}
+
 static int
 evalsha_init(struct rc_entry *e, rc_cluster *cl, unsigned flags, int script,
     size_t nkeys, const perc_bytes *keys, size_t nargs,
@@ -1113,7 +1128,7 @@ evalsha_init(struct rc_entry *e, rc_cluster *cl, unsigned flags, int script,
 	}
 	snprintf(num, sizeof(num), "%zu", nkeys);
 	head[0] = (perc_bytes){ "EVALSHA", 7 };
-	head[1] = (perc_bytes){ cl->scripts[script].sha, 40 };
+	head[1] = (perc_bytes){ script_sha(cl, script), 40 };
 	head[2] = (perc_bytes){ num, strlen(num) };
 	if ((rc = entry_init(e, flags, head, 3, keys, nkeys, args, nargs)) < 0)
 		return rc;
@@ -1176,18 +1191,18 @@ rc_script_register(rc_cluster *cl, const char *body, size_t len)
 		memcpy(sc->body, body, len);
 	sc->body[len] = '\0';
 	sc->len = len;
-	sha1_hex(sc->sha, body, len);
+	sc->sha[0] = '\0';
 	sc->load_node = -1;
 	sc->load_round = 0;
 	return (int)cl->nscripts++;
 }
 
 const char *
-rc_script_sha(const rc_cluster *cl, int script)
+rc_script_sha(rc_cluster *cl, int script)
 {
 	if (script < 0 || (size_t)script >= cl->nscripts)
 		return NULL;
-	return cl->scripts[script].sha;
+	return script_sha(cl, script);
 }
 
 int

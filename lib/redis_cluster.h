@@ -107,7 +107,7 @@ int  rc_command(redisReply **out, int *replicas, rc_cluster *cl,
  * rc_script_sha is the 40 hex digits of the script's SHA1.
  */
 int  rc_script_register(rc_cluster *cl, const char *body, size_t len);
-const char *rc_script_sha(const rc_cluster *cl, int script);
+const char *rc_script_sha(rc_cluster *cl, int script);
 int  rc_evalsha(redisReply **out, int *replicas, rc_cluster *cl,
                 int script, perc_bytes slotkey,
                 size_t nkeys, const perc_bytes *keys,
