@@ -200,12 +200,18 @@ fi
 # One process, many transactions (issue 12): COUNT one-cell updates
 # (begin, set of a 200-byte value, commit) through one perc shell, and
 # sqlite3 running the same from one process (WAL, synchronous FULL);
-# for perc also the seconds of the first and the last 4,000.
-shell_updates() {       # DIR COUNT: "total first last" seconds
+# for perc also the seconds of the first and the last 4,000.  The same
+# loop with a coprocess that answers each line at once, doing nothing,
+# is what bash's own round trips cost: the floor of any coprocess.
+shell_updates() {       # DIR COUNT [idle]: "total first last" seconds
 	local i h a t t0 t1 tf=0 tl=0 v
 	v=$(printf 'v%.0s' $(seq 200))
 	fresh "$1"
-	coproc SH { perc -d "$1" shell; }
+	if [ "${3:-}" = idle ]; then
+		coproc SH { sed -u 's/.*/ok 1/'; }
+	else
+		coproc SH { perc -d "$1" shell; }
+	fi
 	t0=$EPOCHREALTIME
 	for ((i = 0; i < $2; i++)); do
 		[ "$i" -eq 4000 ] && tf=$EPOCHREALTIME
@@ -252,6 +258,10 @@ if command -v sqlite3 > /dev/null; then
 		if [ "$c" -ge 8000 ]; then
 			report "perc shell, last 4000 / first 4000, s" \
 			    "$last" s "$first" "<= 1.2"
+			read -r tot _ < <(shell_updates "$work/upd-idle" "$c" idle)
+			report "bash's round trips alone, $c/s" \
+			    "$(awk -v n="$c" -v t="$tot" 'BEGIN { printf "%.0f", n / t }')" \
+			    /s "$(awk -v n="$c" -v t="$sq" 'BEGIN { printf "%.0f", n / t }')" "-"
 		fi
 	done
 fi
