@@ -503,7 +503,9 @@ redis_part() {
 	report "redis raw SET latency" "$set" ms "$set" "-"
 	report "redis libperc 1-cell write txn latency" "$lib" ms "$set" "<= 4.29"
 	# Issue 11 on this store: a load and a scan of 100,000 cells (of
-	# load_part's rows) against sqlite3's of the same rows
+	# load_part's rows) against sqlite3's of the same rows.  No target:
+	# issue 11's hold an embedded store to an embedded sqlite3, and here
+	# every step is a script on six servers sharing the client's cores.
 	if command -v sqlite3 > /dev/null; then
 		c=$(n 100000)
 		head -n "$c" "$work/load.tsv" > "$work/redis-load.tsv"
@@ -514,11 +516,11 @@ redis_part() {
 		read -r lib _ < <(timed perc -d "$work/redis-load" load \
 		    --batch 100000 < "$work/redis-load.tsv")
 		report "redis perc load --batch 100000, $c cells, s" "$lib" s \
-		    "$sq" "<= 2.0"
+		    "$sq" "-"
 		read -r sq _ < <(timed sqlite3 "$work/redis-load.db" \
 		    'SELECT * FROM t')
 		read -r lib _ < <(timed perc -d "$work/redis-load" scan)
-		report "redis perc scan of $c cells, s" "$lib" s "$sq" "<= 4.0"
+		report "redis perc scan of $c cells, s" "$lib" s "$sq" "-"
 	fi
 	# The locks of a commit killed after its prewrites: resolve-locks
 	# against the commit of the same cells
