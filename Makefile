@@ -42,7 +42,8 @@ CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
 	tests/unit/test_durable_env.o \
 	tests/unit/test_journal.o tests/unit/test_oracle.o \
-	tests/unit/test_redis_cluster.o tests/unit/test_store_redis.o
+	tests/unit/test_redis_cluster.o tests/unit/test_store_redis.o \
+	tests/unit/test_store_leveldb.o
 SONAME = libperc.so.$(SOMAJOR)
 
 all: perc links libperc.a libperc.so.$(VERSION) perc.pc

@@ -155,7 +155,7 @@ write_config(const char *dir, const char *store, const perc_buf *cols,
 	perc_buf text = PERC_BUF_INIT;
 	char path[4096], tmp[4096];
 	size_t i;
-	int fd = -1, rc;
+	int fd = -1, rc, saved;
 
 	dir_path(path, sizeof(path), dir, "config");
 	dir_path(tmp, sizeof(tmp), dir, "config.tmp");
@@ -172,11 +172,15 @@ write_config(const char *dir, const char *store, const perc_buf *cols,
 		goto done;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0 || write(fd, text.data, text.len) != (ssize_t)text.len ||
-	    fsync(fd) != 0 || rename(tmp, path) != 0 || disk_sync_dir(dir) != 0)
-		rc = errno == ENOSPC ? disk_full_error(dir, "cannot write the "
+	    fsync(fd) != 0 || rename(tmp, path) != 0 || disk_sync_dir(dir) != 0) {
+		saved = errno;
+		(void)unlink(tmp);
+		rc = saved == ENOSPC ? disk_full_error(dir, "cannot write the "
 		    "config file") : error_set(PERC_EIO, "cannot write '%s': "
 		    "%s; check that the data directory is writable", path,
-		    strerror(errno));
+		    strerror(saved));
+		errno = saved;
+	}
 done:
 	if (fd >= 0)
 		close(fd);
@@ -472,6 +476,25 @@ db_is_observed(const perc_db *db, perc_bytes col)
  * if init --observe has replaced it (it does so holding the store), so
  * a commit always notifies the columns observed when it writes.
  */
+/*
+ * Mark a config of an older format ours before the store is written,
+ * rewriting it as just read (init --observe, which changes it, holds
+ * the store too).  A config that cannot be written, on a full disk,
+ * leaves the store read-only, as a full disk does: reads go on, a write
+ * says what is wrong, and the next command tries again.
+ */
+static void
+upgrade_config(perc_db *db, const char *path)
+{
+	if (write_config(db->dir, NULL, db->observed, db->nobserved) < 0) {
+		db->store->read_only = errno != 0 ? errno : EIO;
+		return;
+	}
+	db->format = FORMAT_VERSION;
+	if (stat(path, &db->config_st) != 0)
+		memset(&db->config_st, 0, sizeof(db->config_st));
+}
+
 int
 db_acquire(perc_db *db, int64_t deadline_ms)
 {
@@ -484,26 +507,20 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	if ((rc = db->store->ops->acquire(db->store, deadline_ms)) < 0)
 		return rc;
 	dir_path(path, sizeof(path), db->dir, "config");
-	/* Mark an older format ours before the store is written. */
-	if (db->format < FORMAT_VERSION && !db->store->read_only) {
-		if ((rc = write_config(db->dir, NULL, db->observed,
-		    db->nobserved)) < 0) {
+	if (stat(path, &st) != 0 || st.st_ino != db->config_st.st_ino ||
+	    st.st_size != db->config_st.st_size ||
+	    st.st_mtim.tv_sec != db->config_st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != db->config_st.st_mtim.tv_nsec) {
+		free_observed(db->observed, db->nobserved);
+		if ((rc = read_config(&db->observed, &db->nobserved, NULL,
+		    db->dir, &db->config_st, &db->format)) < 0) {
 			db->store->ops->release(db->store);
 			return rc;
 		}
-		db->format = FORMAT_VERSION;
-		memset(&db->config_st, 0, sizeof(db->config_st));
 	}
-	if (stat(path, &st) == 0 && st.st_ino == db->config_st.st_ino &&
-	    st.st_size == db->config_st.st_size &&
-	    st.st_mtim.tv_sec == db->config_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == db->config_st.st_mtim.tv_nsec)
-		return 0;
-	free_observed(db->observed, db->nobserved);
-	if ((rc = read_config(&db->observed, &db->nobserved, NULL, db->dir,
-	    &db->config_st, &db->format)) < 0)
-		db->store->ops->release(db->store);
-	return rc;
+	if (db->format < FORMAT_VERSION && !db->store->read_only)
+		upgrade_config(db, path);
+	return 0;
 }
 
 /*

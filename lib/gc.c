@@ -156,12 +156,16 @@ drop_put(struct gc_cell *c, perc_ts start_ts)
  * they guard against (a late prewrite, a write-write conflict) is a
  * transaction that started below the bound, which the store refuses
  * from now on.  The newest ack stays, so an observer still sees that
- * it ran.  A cell locked below the bound is left alone.
+ * it ran.  A cell locked below the bound is left alone.  A cell's head
+ * (the LevelDB store's, codec.h) stays, unless all it says is that the
+ * cell was deleted at or below the bound: that delete goes, and the
+ * cell with it.
  */
 int
 gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
     perc_bytes value)
 {
+	struct cell_head head;
 	struct lock_rec lock;
 	struct write_rec w;
 	int rc;
@@ -172,14 +176,14 @@ gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
 	switch (kind) {
 	case KIND_LOCK:
 		memset(&lock, 0, sizeof(lock));
-		rc = codec_lock_decode(&lock, value.data, value.len);
-		if (rc == PERC_ENOTFOUND)
-			return 0;       /* a head without a lock: kept */
-		if (rc < 0)
-			return rc;
-		c->skip |= lock.start_ts < c->bound;
+		if ((rc = codec_head_decode(&head, &lock, value.data,
+		    value.len)) == 0 && head.locked)
+			c->skip |= lock.start_ts < c->bound;
+		else if (rc == 0)
+			rc = head.newest_op == OP_DELETE &&
+			    head.newest_commit <= c->bound;
 		codec_lock_dispose(&lock);
-		return 0;
+		return rc;
 	case KIND_WRITE:
 		if (c->skip || ts > c->bound)
 			return 0;

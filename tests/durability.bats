@@ -368,6 +368,27 @@ fill_up() {
 	cat /dev/zero >> "$MNT/filler" 2>/dev/null || true
 }
 
+@test "a full disk: a directory of format 1 is still read, and marked format 2 once there is room" {
+	perc_leveldb_only
+	mount_small_fs 2m
+	export PERC_DIR=$MNT/db
+	perc init "$PERC_DIR"
+	perc set r c v
+	sed -i 's/^format .*/format 1/' "$PERC_DIR/config"
+	fill_up
+	run -0 --separate-stderr perc get r c
+	assert_output v
+	grep -qx 'format 1' "$PERC_DIR/config"
+	[ ! -e "$PERC_DIR/config.tmp" ]
+	run -7 --separate-stderr perc set r c w
+	assert_error_line "*no space left*"
+	rm "$MNT/filler"
+	run -0 perc set r c w
+	grep -qx 'format 2' "$PERC_DIR/config"
+	run -0 perc get r c
+	assert_output w
+}
+
 @test "a full disk: reads work, a write fails with one line naming the file system, and all comes back once space is freed" {
 	mount_small_fs 3m
 	export PERC_DIR=$MNT/db

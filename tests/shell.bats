@@ -324,6 +324,24 @@ ask() {
 	assert_output ''
 }
 
+@test "a shell that opened a directory of format 1 marks it 2 without losing a column observed since" {
+	perc_leveldb_only
+	perc set r c v
+	sed -i 's/^format .*/format 1/' "$PERC_DIR/config"
+	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }
+	BG_PIDS+=("$SH_PID")
+	# The shell has read the config (a begin does not take the store).
+	ask begin
+	assert_equal "$st" ok
+	run -0 perc init --observe c "$PERC_DIR"
+	ask "set r c w"
+	assert_equal "$st" ok
+	grep -qx 'format 2' "$PERC_DIR/config"
+	grep -qx 'observe c' "$PERC_DIR/config"
+	run -0 perc scan-notify
+	assert_output --partial r
+}
+
 @test "gc keeps what a transaction open in a shell can read, and moves on once it ends" {
 	perc set k c v1
 	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }

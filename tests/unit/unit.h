@@ -27,6 +27,7 @@ extern const struct unit_test journal_tests[];
 extern const struct unit_test oracle_tests[];
 extern const struct unit_test redis_cluster_tests[];
 extern const struct unit_test store_redis_tests[];
+extern const struct unit_test store_leveldb_tests[];
 
 /*
  * Mark the running test skipped, for reason (a string that outlives
