@@ -477,16 +477,28 @@ db_is_observed(const perc_db *db, perc_bytes col)
  * a commit always notifies the columns observed when it writes.
  */
 /*
- * Mark a config of an older format ours before the store is written,
- * rewriting it as just read (init --observe, which changes it, holds
- * the store too).  A config that cannot be written, on a full disk,
- * leaves the store read-only, as a full disk does: reads go on, a write
- * says what is wrong, and the next command tries again.
+ * Mark a config of an older format ours before the store is written:
+ * read it again, whole, and write it back (init --observe, which
+ * changes it, holds the store too).  A config that cannot be written,
+ * on a full disk, leaves the store read-only, as a full disk does:
+ * reads go on, a write says what is wrong, and the next command tries
+ * again.
  */
 static void
 upgrade_config(perc_db *db, const char *path)
 {
-	if (write_config(db->dir, NULL, db->observed, db->nobserved) < 0) {
+	perc_buf *cols;
+	size_t ncols;
+	char *store;
+	int rc;
+
+	if ((rc = read_config(&cols, &ncols, &store, db->dir, NULL,
+	    NULL)) == 0) {
+		rc = write_config(db->dir, store, cols, ncols);
+		free_observed(cols, ncols);
+		free(store);
+	}
+	if (rc < 0) {
 		db->store->read_only = errno != 0 ? errno : EIO;
 		return;
 	}
