@@ -29,7 +29,9 @@
 #include "clock.h"
 #include "common.h"
 #include "perc.h"
+#include "codec.h"
 #include "redis_cluster.h"
+#include "store_redis.h"
 
 #define DEADLINE_MS 30000
 
@@ -415,13 +417,43 @@ raw_run(void *state, int n)
  * The library's read (or 1-cell write transaction) and a raw GET (or
  * SET) taken in turns, n of each, so that both see the same load on a
  * busy machine: prints the median ms of each, the library's first.
+ * The GET and SET go to the node of the cell the library reads or
+ * writes: on a loopback cluster the nodes answer at speeds that differ
+ * by more than twice (where the scheduler runs them), and only the
+ * same node makes a fair pair.
  */
 struct pair {
 	perc_db *db;
 	rc_cluster *cl;
 	perc_ts at;
 	perc_buf v;
+	char get_key[200], set_key[200];
 };
+
+/*
+ * A key of the hash slot of row's cells in the table of data directory
+ * dir: the table's bucket tag, {TABLE:BUCKET} (lib/store_redis.c), in
+ * a name of rbench's own.
+ */
+static void
+slot_key(char *out, size_t size, const char *dir, const char *row)
+{
+	char path[4096], line[4096], *table = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config", dir);
+	if ((f = fopen(path, "r")) == NULL)
+		die("config");
+	while (table == NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "store ", 6) == 0 &&
+		    (table = strrchr(line, '/')) != NULL)
+			table[strcspn(table, "\n")] = '\0';
+	fclose(f);
+	if (table == NULL)
+		die("config names no redis table");
+	snprintf(out, size, "rbench:{%s:%u}", table + 1,
+	    (unsigned)(codec_crc32(0, row, strlen(row)) % RS_BUCKETS));
+}
 
 static void
 command(rc_cluster *cl, size_t argc, const perc_bytes *argv)
@@ -438,8 +470,8 @@ command(rc_cluster *cl, size_t argc, const perc_bytes *argv)
 static void
 one_op(struct pair *o, int write, int lib)
 {
-	perc_bytes get[2] = { b("GET"), b("rbench:{get}") };
-	perc_bytes set[3] = { b("SET"), b("rbench:{set}"), b("value") };
+	perc_bytes get[2] = { b("GET"), b(o->get_key) };
+	perc_bytes set[3] = { b("SET"), b(o->set_key), b("value") };
 	perc_ts ts;
 
 	if (lib && !write &&
@@ -455,11 +487,17 @@ one_op(struct pair *o, int write, int lib)
 static int
 pair(const char *dir, const char *url, int n, int write)
 {
-	perc_bytes seed[3] = { b("SET"), b("rbench:{get}"), b("value") };
-	struct pair o = { NULL, NULL, 0, PERC_BUF_INIT };
+	struct pair o = { NULL, NULL, 0, PERC_BUF_INIT, "", "" };
+	perc_bytes seed[3];
 	double *t[2], start;
 	perc_ts ts;
 	int i, k;
+
+	slot_key(o.get_key, sizeof(o.get_key), dir, "r");
+	slot_key(o.set_key, sizeof(o.set_key), dir, "w");
+	seed[0] = b("SET");
+	seed[1] = b(o.get_key);
+	seed[2] = b("value");
 
 	t[0] = calloc((size_t)n, sizeof(double));
 	t[1] = calloc((size_t)n, sizeof(double));
