@@ -194,15 +194,17 @@ codec_key_dispose(struct key *k)
 
 /*
  * Head record: version 2, flags, then the newest write (op, start_ts,
- * commit_ts) with HEAD_NEWEST, its value (a 32-bit length, the bytes)
- * with HEAD_NEWEST_VALUE, the lock's value likewise with
- * HEAD_LOCK_VALUE, and last, with HEAD_LOCKED, a whole lock record.
+ * commit_ts) with HEAD_NEWEST, and after it written_at with
+ * HEAD_WRITTEN, its value (a 32-bit length, the bytes) with
+ * HEAD_NEWEST_VALUE, the lock's value likewise with HEAD_LOCK_VALUE,
+ * and last, with HEAD_LOCKED, a whole lock record.
  */
 #define HEAD_VERSION       2
 #define HEAD_LOCKED        0x1
 #define HEAD_NEWEST        0x2
 #define HEAD_NEWEST_VALUE  0x4
 #define HEAD_LOCK_VALUE    0x8
+#define HEAD_WRITTEN       0x10
 
 int
 codec_lock_encode(perc_buf *out, const struct lock_rec *lock)
@@ -330,7 +332,7 @@ int
 codec_head_encode(perc_buf *out, const struct cell_head *head,
     const struct lock_rec *lock)
 {
-	unsigned char fixed[2 + 17], flags = 0;
+	unsigned char fixed[2 + 25], flags = 0;
 	perc_buf enc = PERC_BUF_INIT;
 	size_t n = 2;
 	int rc;
@@ -345,6 +347,11 @@ codec_head_encode(perc_buf *out, const struct cell_head *head,
 		n += 17;
 		if (head->newest_has_value)
 			flags |= HEAD_NEWEST_VALUE;
+		if (head->written_at != 0) {
+			flags |= HEAD_WRITTEN;
+			codec_put_u64(fixed + n, head->written_at);
+			n += 8;
+		}
 	}
 	if (lock != NULL)
 		flags |= HEAD_LOCKED;
@@ -392,7 +399,7 @@ head_parse(struct cell_head *h, const unsigned char **lock,
 
 	if (h == NULL)
 		h = &skip;
-	if (len < 2 || p[0] != HEAD_VERSION || (p[1] & ~0xfu) != 0)
+	if (len < 2 || p[0] != HEAD_VERSION || (p[1] & ~0x1fu) != 0)
 		goto bad;
 	flags = p[1];
 	/* Never written: a head with nothing goes, a lock alone is a lock
@@ -408,6 +415,15 @@ head_parse(struct cell_head *h, const unsigned char **lock,
 		h->newest_start = codec_get_u64(p + 1);
 		h->newest_commit = codec_get_u64(p + 9);
 		p += 17;
+	}
+	h->written_at = 0;
+	if (flags & HEAD_WRITTEN) {
+		/* Never below the newest write it covers, never 0. */
+		if (!(flags & HEAD_NEWEST) || end - p < 8 ||
+		    codec_get_u64(p) < h->newest_commit || codec_get_u64(p) == 0)
+			goto bad;
+		h->written_at = codec_get_u64(p);
+		p += 8;
 	}
 	h->newest_has_value = (flags & HEAD_NEWEST_VALUE) != 0;
 	h->lock_has_value = (flags & HEAD_LOCK_VALUE) != 0;
@@ -439,6 +455,7 @@ codec_head_decode(struct cell_head *out, struct lock_rec *lock,
 
 	if (len > 0 && p[0] != HEAD_VERSION) {
 		out->newest_op = 0;
+		out->written_at = 0;
 		out->newest_has_value = out->lock_has_value = 0;
 		out->locked = 1;
 		return lock_decode(lock, v, len);

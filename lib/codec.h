@@ -94,6 +94,10 @@ struct cell_head {
 	perc_ts    newest_commit;
 	int        newest_has_value;
 	perc_bytes newest_value;
+	perc_ts    written_at;      /* with a newest write: the commit_ts
+	                               of the newest write record of any op
+	                               but rollbacks, an upper bound; 0:
+	                               not known */
 };
 
 int  codec_key(perc_buf *out, int region, perc_bytes row, perc_bytes col,

@@ -224,6 +224,22 @@ locks_in_log() {
 	assert_error_line
 }
 
+@test "get --lock: a lock-only commit conflicts with a writer that began before it" {
+	# On a cell with a value, so that the LevelDB store's one-step commit
+	# may skip the write records when the cell's head says nothing was
+	# written since its start: the lock-only write must say so.
+	perc set r c v
+	t1=$(perc begin)
+	perc set -t "$t1" r c mine
+	t2=$(perc begin)
+	run -0 perc get -t "$t2" --lock r c
+	run -0 perc commit -t "$t2"
+	run -3 --separate-stderr perc commit -t "$t1"
+	assert_error_line
+	run -0 perc get r c
+	assert_output v
+}
+
 @test "commit meets a live lock: exit 3 at once, no wait (PEERS 15)" {
 	perc set a col old
 	t1=$(perc begin)

@@ -490,11 +490,17 @@ fill_store() {
 		if [ "$n" -gt 0 ]; then
 			head -n "$n" "$EXPECT" | cmp - <(printf '%s\n' "${lines[@]}")
 		fi
-		# The cell it stopped at: get exits 7 too.
+		# The cell it stopped at: get exits 7 too, unless it reads
+		# the cell's head (perc(1) STORES), which may lie before the
+		# damaged block: then it prints the right value.
 		row=$(sed -n "$((n + 1))p" "$EXPECT" | cut -f1)
-		run -7 --separate-stderr perc get "$row" c
-		assert_error_line
-		assert_output ''
+		k=$((10#${row#r}))
+		run --separate-stderr perc get "$row" c
+		case $status in
+		0) assert_output "$(printf 'value-%04d-%0100d' "$k" "$k")" ;;
+		7) assert_error_line; assert_output '' ;;
+		*) fail "get $row exited $status: $stderr" ;;
+		esac
 		# Every other cell reads right, or exits 7; never a crash.
 		for k in $(seq 1 97 3000); do
 			row=$(printf 'r%04d' "$k")

@@ -200,9 +200,20 @@ test_heads(const char *tmp)
 	    bytes_eq(g.lock_value, bytes_of("new", 3)));
 	CHECK(codec_lock_decode(&m, enc.data, enc.len) == 0);
 	CHECK(m.start_ts == 30);
+	CHECK(g.written_at == 0);
 	/* Every cut of it is damage. */
 	for (i = 0; i < enc.len; i++)
 		CHECK(codec_head_decode(&g, &m, enc.data, i) == PERC_EIO);
+	/* The newest write record of any op, never below the newest write. */
+	h.written_at = 25;
+	CHECK(codec_head_encode(&enc, &h, &l) == 0);
+	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == 0);
+	CHECK(g.written_at == 25 && g.newest_commit == 20 && g.locked);
+	CHECK(bytes_eq(g.newest_value, bytes_of("old\0", 4)));
+	h.written_at = 19;
+	CHECK(codec_head_encode(&enc, &h, &l) == 0);
+	CHECK(codec_head_decode(&g, &m, enc.data, enc.len) == PERC_EIO);
+	h.written_at = 0;
 	/* Without a lock: the newest write alone, and no lock in it. */
 	h.newest_op = OP_DELETE;
 	h.newest_has_value = 0;
