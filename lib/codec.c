@@ -418,12 +418,13 @@ head_parse(struct cell_head *h, const unsigned char **lock,
 	}
 	h->written_at = 0;
 	if (flags & HEAD_WRITTEN) {
-		/* Never below the newest write it covers, never 0. */
-		if (!(flags & HEAD_NEWEST) || end - p < 8 ||
-		    codec_get_u64(p) < h->newest_commit || codec_get_u64(p) == 0)
+		if (!(flags & HEAD_NEWEST) || end - p < 8)
 			goto bad;
 		h->written_at = codec_get_u64(p);
 		p += 8;
+		/* Never below the newest write it covers, never 0. */
+		if (h->written_at < h->newest_commit || h->written_at == 0)
+			goto bad;
 	}
 	h->newest_has_value = (flags & HEAD_NEWEST_VALUE) != 0;
 	h->lock_has_value = (flags & HEAD_LOCK_VALUE) != 0;
