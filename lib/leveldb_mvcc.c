@@ -102,6 +102,23 @@ get_head(struct ldb_store *s, struct cell_head *head, struct lock_rec *lock,
 }
 
 /*
+ * The lock on (row, col) if transaction start_ts holds it, with the
+ * head it is in: 0, or PERC_ENOTFOUND when the lock is someone else's
+ * or there is none.
+ */
+static int
+get_own_lock(struct ldb_store *s, struct cell_head *head,
+    struct lock_rec *lock, perc_bytes row, perc_bytes col, perc_ts start_ts)
+{
+	int rc;
+
+	rc = get_head(s, head, lock, row, col);
+	if (rc == 0 && (!head->locked || lock->start_ts != start_ts))
+		rc = PERC_ENOTFOUND;
+	return rc;
+}
+
+/*
  * Add to b the head of (row, col) with lock (NULL: none) and head's
  * newest write; a head with neither goes.  A bulk load's step
  * (STORE_BULK in flags) starts no head where the cell had none: it
@@ -337,7 +354,6 @@ static int
 read_head(perc_buf *out, struct ldb_store *s, struct cell_head *head,
     const struct lock_rec *lock, perc_ts ts, perc_bytes row, perc_bytes col)
 {
-	perc_buf key = PERC_BUF_INIT;
 	int rc;
 
 	if (head->newest_op == 0 || head->newest_commit > ts ||
@@ -348,10 +364,10 @@ read_head(perc_buf *out, struct ldb_store *s, struct cell_head *head,
 	if (head->newest_has_value)
 		return buf_set(out, head->newest_value.data,
 		    head->newest_value.len);
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
+	/* The head's key is spent: its record lives in s->head_val. */
+	if ((rc = codec_key(&s->head_key, REGION_CELL, row, col, KIND_DATA,
 	    head->newest_start)) == 0)
-		rc = ldb_get(out, s, buf_bytes(&key));
-	perc_buf_dispose(&key);
+		rc = ldb_get(out, s, buf_bytes(&s->head_key));
 	return rc == PERC_ENOTFOUND ? 1 : rc;   /* the walk says what is lost */
 }
 
@@ -499,16 +515,14 @@ prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col), v;
 	struct write_rec wr;
 	perc_ts at;
-	int rc, newer = 0;
+	int rc, newer = 0, found = PERC_ENOTFOUND;
 
+	/* A first try looks at the head first; the seek leaves it alone. */
 	if (first_try) {
-		rc = get_head(s, head, blocker, row, col);
-		if (rc == 0 && head->locked)
-			return blocker->start_ts == start_ts ? OWN_LOCK :
-			    PERC_ELOCKED;
-		if (rc < 0 && rc != PERC_ENOTFOUND)
-			return rc;
-		if (rc == 0 && head->written_at != 0 &&
+		found = get_head(s, head, blocker, row, col);
+		if (found < 0 && found != PERC_ENOTFOUND)
+			return found;
+		if (found == 0 && !head->locked && head->written_at != 0 &&
 		    head->written_at < start_ts)
 			return 0;
 	}
@@ -529,11 +543,12 @@ prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
 	}
 	if ((rc = ldb_iter_error(c->it)) < 0)
 		return rc;
-	rc = get_head(s, head, blocker, row, col);
-	if (rc == 0 && head->locked)
+	if (!first_try &&
+	    (found = get_head(s, head, blocker, row, col)) < 0 &&
+	    found != PERC_ENOTFOUND)
+		return found;
+	if (found == 0 && head->locked)
 		return blocker->start_ts == start_ts ? OWN_LOCK : PERC_ELOCKED;
-	if (rc < 0 && rc != PERC_ENOTFOUND)
-		return rc;
 	if (newer)
 		return error_conflict(row, col, w->ack ? "another observer or "
 		    "writer got there after this one began" : "another "
@@ -705,9 +720,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 
 	memset(&lock, 0, sizeof(lock));
 	memset(&head, 0, sizeof(head));
-	rc = get_head(s, &head, &lock, row, col);
-	if (rc == 0 && (!head.locked || lock.start_ts != start_ts))
-		rc = PERC_ENOTFOUND;    /* someone else's lock, or none */
+	rc = get_own_lock(s, &head, &lock, row, col, start_ts);
 	if (rc == PERC_ENOTFOUND) {
 		rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
 		if (rc == 0 && op != OP_ROLLBACK)
@@ -766,8 +779,7 @@ drop_own_lock(leveldb_writebatch_t *b, struct ldb_store *s, perc_buf *key,
 
 	memset(&lock, 0, sizeof(lock));
 	memset(&head, 0, sizeof(head));
-	rc = get_head(s, &head, &lock, row, col);
-	if (rc == 0 && head.locked && lock.start_ts == start_ts)
+	if ((rc = get_own_lock(s, &head, &lock, row, col, start_ts)) == 0)
 		rc = put_head(b, key, row, col, &head, NULL, 1, 0);
 	codec_lock_dispose(&lock);
 	return rc == PERC_ENOTFOUND ? 0 : rc;
@@ -828,23 +840,6 @@ done:
 		leveldb_writebatch_destroy(b);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
-	return rc;
-}
-
-/*
- * The lock on (row, col) if transaction start_ts holds it, with the
- * head it is in: 0, or PERC_ENOTFOUND when the lock is someone else's
- * or there is none.
- */
-static int
-get_own_lock(struct ldb_store *s, struct cell_head *head,
-    struct lock_rec *lock, perc_bytes row, perc_bytes col, perc_ts start_ts)
-{
-	int rc;
-
-	rc = get_head(s, head, lock, row, col);
-	if (rc == 0 && (!head->locked || lock->start_ts != start_ts))
-		rc = PERC_ENOTFOUND;
 	return rc;
 }
 
