@@ -600,12 +600,13 @@ db_begin_ts(perc_ts *out, perc_db *db)
 
 	if (s->ops->ts_begin == NULL)
 		return perc_ts_next(out, db, 1);
+	/*
+	 * Nothing to publish (gc_open_note): the store noted the start as
+	 * open in the step that handed it out.
+	 */
 	if ((rc = s->ops->ts_begin(s, out, clock_deadline(db->timeout_ms)))
-	    == 0) {
-		if (*out > db->ts_high)
-			db->ts_high = *out;
-		db->open_unpublished = 1;
-	}
+	    == 0 && *out > db->ts_high)
+		db->ts_high = *out;
 	return rc;
 }
 

@@ -70,6 +70,8 @@ struct rc_cluster {
 	unsigned       loads;       /* counts map loads, for tried_load */
 	long           noroute;     /* a slot no node served, or -1 */
 	pid_t          pid;         /* the process whose connections these are */
+	rc_check_fn    check;       /* rc_new's, until it passes */
+	void          *check_arg;
 	struct script *scripts;
 	size_t         nscripts;
 };
@@ -685,7 +687,7 @@ ensure_map(rc_cluster *cl, int64_t deadline)
 }
 
 int
-rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
+rc_new(rc_cluster **out, const char *seeds, rc_check_fn check, void *arg)
 {
 	rc_cluster *cl;
 	rc_addr *addrs;
@@ -702,6 +704,8 @@ rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
 	for (i = 0; i < RC_SLOTS; i++)
 		cl->slots[i] = -1;
 	cl->pid = getpid();
+	cl->check = check;
+	cl->check_arg = arg;
 	for (i = 0; i < n; i++)
 		if (node_get(cl, addrs[i].host, strlen(addrs[i].host),
 		    addrs[i].port) < 0) {
@@ -710,12 +714,44 @@ rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
 			return error_set(PERC_EIO, "out of memory");
 		}
 	free(addrs);
-	if ((rc = ensure_map(cl, deadline_ms)) < 0) {
-		rc_close(cl);
-		return rc;
-	}
 	*out = cl;
 	return 0;
+}
+
+int
+rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms)
+{
+	int rc;
+
+	if ((rc = rc_new(out, seeds, NULL, NULL)) == 0 &&
+	    (rc = ensure_map(*out, deadline_ms)) < 0) {
+		rc_close(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int
+rc_reached(const rc_cluster *cl)
+{
+	return cl->have_map && cl->check == NULL;
+}
+
+/* Before a call's first round: rc_new's map and check. */
+int
+rc_reach(rc_cluster *cl, int64_t deadline)
+{
+	rc_check_fn check = cl->check;
+	int rc;
+
+	if (!cl->have_map && (rc = ensure_map(cl, deadline)) < 0)
+		return rc;
+	if (check == NULL)
+		return 0;
+	cl->check = NULL;               /* its own commands pass */
+	if ((rc = check(cl->check_arg, deadline)) < 0)
+		cl->check = check;
+	return rc;
 }
 
 void
@@ -1030,6 +1066,8 @@ exec_entries(rc_cluster *cl, struct rc_entry *es, size_t n,
 	int rounds = 0, pause, rc;
 	size_t i;
 
+	if ((rc = rc_reach(cl, deadline)) < 0)
+		return rc;
 	own_connections(cl);
 	cl->gen++;
 	cl->noroute = -1;

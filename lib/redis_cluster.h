@@ -82,6 +82,21 @@ int  rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms);
 void rc_close(rc_cluster *cl);
 
 /*
+ * rc_new parses seeds and contacts no one: the slot map is loaded by
+ * the first command, as rc_open would, and then check(arg, deadline)
+ * runs once (check may be NULL), its own commands going through; when
+ * it fails, so does that command, and the next one runs it again.  A
+ * process that needs the cluster for no command never reaches it.
+ */
+typedef int (*rc_check_fn)(void *arg, int64_t deadline_ms);
+
+int  rc_new(rc_cluster **out, const char *seeds, rc_check_fn check,
+         void *arg);
+/* That first contact now, where no command made it yet: 0 or why not. */
+int  rc_reach(rc_cluster *cl, int64_t deadline_ms);
+int  rc_reached(const rc_cluster *cl);
+
+/*
  * rc_command sends one command (argc >= 1 words) to the master of the
  * slot of slotkey, following redirections and retrying until
  * deadline_ms (see the conventions above).

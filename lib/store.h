@@ -123,8 +123,9 @@ struct store_ops {
 
 	/*
 	 * The LevelDB store is one process's at a time: acquire takes it
-	 * until release.  The Redis store has nothing to take, and held
-	 * is always true of it.
+	 * until release.  The Redis store has nothing to take: its acquire
+	 * makes sure, once, that the cluster answers and the table is
+	 * there, and from then on held is true of it.
 	 */
 	int  (*acquire)(struct store *s, int64_t deadline_ms);
 	void (*release)(struct store *s);

@@ -254,13 +254,16 @@ rs_lease_keep(struct store *base, perc_bytes primary_row,
 	return rc;
 }
 
-/* Nothing to take: every client works on the cluster at once. */
+/*
+ * Nothing to take: every client works on the cluster at once.  But a
+ * call that will use the store finds out here, before it changes
+ * anything of its own (a commit marks its journal), that the cluster
+ * answers and the table is there.
+ */
 static int
 rs_acquire(struct store *base, int64_t deadline_ms)
 {
-	(void)base;
-	(void)deadline_ms;
-	return 0;
+	return rc_reach(((struct redis_store *)base)->cl, deadline_ms);
 }
 
 static void
@@ -272,8 +275,7 @@ rs_release(struct store *base)
 static int
 rs_held(const struct store *base)
 {
-	(void)base;
-	return 1;
+	return rc_reached(((const struct redis_store *)base)->cl);
 }
 
 static void
@@ -285,6 +287,7 @@ rs_dispose(struct store *base)
 		return;
 	if (s->cl != NULL)
 		rc_close(s->cl);
+	free(s->url);
 	free(s->owner);
 	free(s);
 }
@@ -364,10 +367,16 @@ parse_url(char **seeds, char *table, const char *url)
 	return 0;
 }
 
-/* A new store on the cluster of url, its scripts registered. */
+static int table_check(void *arg, int64_t deadline_ms);
+
+/*
+ * A new store on the cluster of url, its scripts registered; the
+ * cluster is first reached by the first command, which with check
+ * first makes sure that the table exists (table_check).
+ */
 static int
 rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
-    int64_t deadline_ms)
+    int check)
 {
 	const char *body[RS_NSCRIPTS] = { redis_lua_read,
 		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
@@ -390,7 +399,7 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	/* A bad seed list is the user's, not the cluster's: say so now. */
 	if ((rc = rc_parse_seeds(&addrs, &n, seeds)) == 0) {
 		free(addrs);
-		rc = rc_open(&s->cl, seeds, deadline_ms);
+		rc = rc_new(&s->cl, seeds, check ? table_check : NULL, s);
 	}
 	free(seeds);
 	if (rc < 0)
@@ -534,6 +543,20 @@ marker_check(struct redis_store *s, int64_t deadline_ms)
 	return rc;
 }
 
+/* rc_new's check of an opened store: its table is there. */
+static int
+table_check(void *arg, int64_t deadline_ms)
+{
+	struct redis_store *s = arg;
+	int rc;
+
+	if ((rc = marker_check(s, deadline_ms)) == PERC_ENOTFOUND)
+		rc = error_set(PERC_ENOTDB, "redis table '%s' does not exist "
+		    "in the store %s; make it with perc init --store",
+		    s->table, error_quote(bytes_str(s->url)));
+	return rc;
+}
+
 /*
  * How many replicas the master of key's slot says it has (ROLE): 0
  * when it says none, or says something else than a master would.
@@ -578,7 +601,7 @@ store_redis_create(const char *url, int64_t deadline_ms)
 	unsigned delay = 10000;
 	int rc, replicas = 0;
 
-	if ((rc = rs_connect(&s, url, 10000, deadline_ms)) < 0)
+	if ((rc = rs_connect(&s, url, 10000, 0)) < 0)
 		return rc;
 	if ((rc = check_settings(s, deadline_ms)) < 0)
 		goto done;
@@ -644,16 +667,13 @@ store_redis_open(struct store **out, const char *url, const char *dir,
     int64_t timeout_ms)
 {
 	struct redis_store *s;
-	int64_t deadline = clock_deadline(timeout_ms);
 	int rc;
 
 	*out = NULL;
-	if ((rc = rs_connect(&s, url, timeout_ms, deadline)) < 0)
+	if ((rc = rs_connect(&s, url, timeout_ms, 1)) < 0)
 		return rc;
-	if ((rc = marker_check(s, deadline)) == PERC_ENOTFOUND)
-		rc = error_set(PERC_ENOTDB, "redis table '%s' does not exist "
-		    "in the store %s; make it with perc init --store",
-		    s->table, error_quote(bytes_str(url)));
+	if ((s->url = strdup(url)) == NULL)
+		rc = error_set(PERC_EIO, "out of memory");
 	if (rc == 0)
 		rc = lease_owner(s, dir);
 	if (rc < 0) {

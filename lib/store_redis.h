@@ -49,6 +49,7 @@ struct redis_store {
 	int64_t      timeout_ms;        /* of each call of a verb */
 	int          script[RS_NSCRIPTS];
 	char        *owner;             /* our leases' value: HOST TAB DIR */
+	char        *url;               /* as opened, for messages */
 };
 
 /* The name of bucket's key of one kind: 'k', 'v' or 'l'. */

@@ -116,10 +116,13 @@ perc_txn_free(perc_txn *txn)
 {
 	if (txn == NULL)
 		return;
-	/* A handle this process finished: the store must hear (gc.h). */
-	if (txn->journal.local == NULL && txn->journal.path != NULL &&
-	    txn->db->store->ops->open_publish != NULL &&
-	    access(txn->journal.path, F_OK) != 0 && errno == ENOENT)
+	/*
+	 * A transaction this process finished, or ended with it, as a
+	 * local one does: the store must hear (gc.h).
+	 */
+	if (txn->db->store->ops->open_publish != NULL &&
+	    (txn->journal.local != NULL || (txn->journal.path != NULL &&
+	    access(txn->journal.path, F_OK) != 0 && errno == ENOENT)))
 		txn->db->open_unpublished = 1;
 	writeset_dispose(&txn->writes);
 	journal_close(&txn->journal);
