@@ -40,7 +40,7 @@ CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
 	cmd/ts.o cmd/load.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
-	tests/unit/test_durable_env.o \
+	tests/unit/test_durable_env.o tests/unit/test_gc.o \
 	tests/unit/test_journal.o tests/unit/test_oracle.o \
 	tests/unit/test_redis_cluster.o tests/unit/test_store_redis.o \
 	tests/unit/test_store_leveldb.o

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,51 +57,78 @@ fence_path(char *out, size_t size, const char *dir)
 	snprintf(out, size, "%s/gc.fence", dir);
 }
 
+/*
+ * The fence is one number, rewritten in place under an flock: two
+ * raisers that both read the old value must not cross, the lower one
+ * writing last (a begin would then miss the higher fence it must see),
+ * and a reader must not see half a write.  The number is padded to one
+ * width, so a write covers the one before it.
+ */
+#define FENCE_LINE 21           /* 20 digits and a newline */
+
+static int
+lock_fence(int fd, int op)
+{
+	while (flock(fd, op) != 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* The number in fd's first bytes, or 0 when there is none. */
+static perc_ts
+fence_of(int fd)
+{
+	char text[32];
+	ssize_t n;
+
+	if ((n = pread(fd, text, sizeof(text) - 1, 0)) <= 0)
+		return 0;
+	text[n] = '\0';
+	return strtoull(text, NULL, 10);
+}
+
 int
 gc_fence(perc_ts *out, const char *dir)
 {
-	char path[4096], text[32];
-	ssize_t n;
-	int fd;
+	char path[4096];
+	int fd, rc = 0;
 
 	*out = 0;
 	fence_path(path, sizeof(path), dir);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : error_set(PERC_EIO,
 		    "cannot read '%s': %s", path, strerror(errno));
-	n = read(fd, text, sizeof(text) - 1);
+	if (lock_fence(fd, LOCK_SH) != 0)
+		rc = error_set(PERC_EIO, "cannot lock '%s': %s", path,
+		    strerror(errno));
+	else
+		*out = fence_of(fd);
 	close(fd);
-	if (n > 0) {
-		text[n] = '\0';
-		*out = strtoull(text, NULL, 10);
-	}
-	return 0;
+	return rc;
 }
 
-/*
- * Raise the fence to ts.  Not synced: it matters to processes running
- * now, and after a crash of the machine none is.
- */
-static int
-fence_raise(const char *dir, perc_ts ts)
+/* Not synced: it matters to processes running now, and after a crash
+   of the machine none is. */
+int
+gc_fence_raise(const char *dir, perc_ts ts)
 {
-	char path[4096], tmp[4200], text[32];
-	perc_ts old;
-	int fd, rc, len, ok;
+	char path[4096], text[32];
+	int fd, rc = 0;
 
-	if ((rc = gc_fence(&old, dir)) < 0 || old >= ts)
-		return rc;
 	fence_path(path, sizeof(path), dir);
-	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
-	len = snprintf(text, sizeof(text), "%" PRIu64 "\n", ts);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0)
-		return disk_write_error(tmp, "cannot write gc's fence");
-	ok = write(fd, text, (size_t)len) == len;
-	if (close(fd) != 0 || !ok || rename(tmp, path) != 0) {
-		rc = disk_write_error(path, "cannot write gc's fence");
-		unlink(tmp);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return disk_write_error(path, "cannot write gc's fence");
+	if (lock_fence(fd, LOCK_EX) != 0)
+		rc = error_set(PERC_EIO, "cannot lock '%s': %s", path,
+		    strerror(errno));
+	else if (fence_of(fd) < ts) {
+		snprintf(text, sizeof(text), "%020" PRIu64 "\n", ts);
+		if (pwrite(fd, text, FENCE_LINE, 0) != FENCE_LINE)
+			rc = disk_write_error(path, "cannot write gc's "
+			    "fence");
 	}
+	close(fd);
 	return rc;
 }
 
@@ -250,7 +278,7 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 	}
 	if (oldest < fence)
 		fence = oldest;
-	if (!dry_run && (rc = fence_raise(db->dir, fence)) < 0)
+	if (!dry_run && (rc = gc_fence_raise(db->dir, fence)) < 0)
 		return rc;
 	if ((rc = journal_oldest(&oldest, db->dir)) < 0)
 		return rc;
@@ -277,7 +305,7 @@ gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
 	perc_ts oldest;
 	int rc;
 
-	if ((rc = fence_raise(db->dir, at)) < 0 ||
+	if ((rc = gc_fence_raise(db->dir, at)) < 0 ||
 	    (rc = journal_oldest(&oldest, db->dir)) < 0 ||
 	    (rc = db->store->ops->open_publish(db->store, at, oldest,
 	    oldest_all, clock_deadline(db->timeout_ms))) < 0)

@@ -12,6 +12,8 @@
  * above its safe point.  0 when there is none.
  */
 int gc_fence(perc_ts *out, const char *dir);
+/* Raise it to ts, unless it is there already; it never goes down. */
+int gc_fence_raise(const char *dir, perc_ts ts);
 
 /*
  * Count a commit towards the next automatic gc (DIR/gc.count, a byte a

@@ -36,9 +36,9 @@ unit_tmpdir(int n)
 int
 main(void)
 {
-	const struct unit_test *suites[] = { codec_tests, durable_env_tests, journal_tests,
-		oracle_tests, redis_cluster_tests, store_redis_tests,
-		store_leveldb_tests, NULL };
+	const struct unit_test *suites[] = { codec_tests, durable_env_tests,
+		gc_tests, journal_tests, oracle_tests, redis_cluster_tests,
+		store_redis_tests, store_leveldb_tests, NULL };
 	const struct unit_test *t;
 	int i, n = 0, failed = 0;
 	char cmd[4200];

@@ -23,6 +23,7 @@ struct unit_test {
 /* Each test file exports a NULL-terminated table. */
 extern const struct unit_test codec_tests[];
 extern const struct unit_test durable_env_tests[];
+extern const struct unit_test gc_tests[];
 extern const struct unit_test journal_tests[];
 extern const struct unit_test oracle_tests[];
 extern const struct unit_test redis_cluster_tests[];
