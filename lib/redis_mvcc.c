@@ -42,8 +42,7 @@ key_ts(perc_ts *out, const redisReply *key)
  * (the commit point makes every lock of the transaction count: a lock
  * lost in a failover would lose its cell's write, where LevelDB's
  * synced commit carries every earlier write of its log to disk; but
- * not the primary's, see rs_prewrite) and every rollback (its record
- * is what keeps a late commit out).  A
+ * not a transaction's only cell, see rs_prewrite) and every rollback (its record is what keeps a late commit out).  A
  * secondary's commit needs none: lost, its lock comes back and rolls
  * forward.  Should no replica confirm in time, the script is sent
  * again, which finds its work done and writes nothing, until one does
@@ -272,14 +271,11 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 	if ((rc = prewrite_args(&a, s, w, lock, flags)) < 0)
 		goto done;
 	/*
-	 * The primary's lock needs no WAIT of its own: the commit point's
+	 * A sole cell's lock needs no WAIT of its own: its commit point's
 	 * WAIT, on the same master's replication stream, covers it, and
-	 * after a failover that lost it the commit finds no lock and the
-	 * transaction is rolled back, as a reader finding a secondary
-	 * whose primary has no lock would do.  A secondary's lock must be
-	 * on a replica before the commit point: its master may be another.
+	 * after a failover that lost it the commit finds no lock.
 	 */
-	if (flags & STORE_PRIMARY)
+	if (flags & STORE_SOLE)
 		rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, lease,
 		    9, a.v, "writing a lock");
 	else
