@@ -221,8 +221,6 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 
 	if (w == nth(&txn->writes, 0))
 		flags |= STORE_PRIMARY;
-	if (txn->writes.n == 1)
-		flags |= STORE_SOLE;
 	memset(&blocker, 0, sizeof(blocker));
 	lock->op = w->op;
 	for (tries = 0; tries < 64; tries++) {

@@ -41,8 +41,12 @@ key_ts(perc_ts *out, const redisReply *key)
  * others acted on.  That is the commit point, and also every prewrite
  * (the commit point makes every lock of the transaction count: a lock
  * lost in a failover would lose its cell's write, where LevelDB's
- * synced commit carries every earlier write of its log to disk; but
- * not a transaction's only cell, see rs_prewrite) and every rollback (its record is what keeps a late commit out).  A
+ * synced commit carries every earlier write of its log to disk; even
+ * the primary's, the commit point's own row: readers see the commit
+ * record on the master before its WAIT is over and act on it, and
+ * should a failover lose the record, the commit's retry on the new
+ * master must find the lock there to commit it again) and every
+ * rollback (its record is what keeps a late commit out).  A
  * secondary's commit needs none: lost, its lock comes back and rolls
  * forward.  Should no replica confirm in time, the script is sent
  * again, which finds its work done and writes nothing, until one does
@@ -270,18 +274,8 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 
 	if ((rc = prewrite_args(&a, s, w, lock, flags)) < 0)
 		goto done;
-	/*
-	 * A sole cell's lock needs no WAIT of its own: its commit point's
-	 * WAIT, on the same master's replication stream, covers it, and
-	 * after a failover that lost it the commit finds no lock.
-	 */
-	if (flags & STORE_SOLE)
-		rc = rs_row_eval(&r, &code, NULL, s, RS_PREWRITE, row, lease,
-		    9, a.v, "writing a lock");
-	else
-		rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
-		    a.v, "writing a lock");
-	if (rc < 0)
+	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
+	    a.v, "writing a lock")) < 0)
 		goto done;
 	v = elem_str(r, 1);
 	if (code == 0)

@@ -46,12 +46,6 @@ struct writeset;
                                    (prewrite) or drops (commit, rollback)
                                    its owner's lease with the lock, where
                                    the store has leases (Redis) */
-#define STORE_SOLE        0x10u /* prewrite: the transaction's only
-                                   cell, whose durable commit point comes
-                                   after it on the same row; a store
-                                   that makes a row's writes durable in
-                                   order (Redis's replication) need not
-                                   make this lock durable on its own */
 #define STORE_BULK        0x20u /* prewrite, commit, commit_at_once: a
                                    cell of a bulk load (perc_load),
                                    where the store adds nothing it can
