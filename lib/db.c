@@ -530,7 +530,8 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 			return rc;
 		}
 	}
-	if (db->format < FORMAT_VERSION && !db->store->read_only)
+	if (db->format < db->store->ops->data_format &&
+	    !db->store->read_only)
 		upgrade_config(db, path);
 	return 0;
 }
@@ -601,12 +602,16 @@ db_begin_ts(perc_ts *out, perc_db *db)
 	if (s->ops->ts_begin == NULL)
 		return perc_ts_next(out, db, 1);
 	/*
-	 * Nothing to publish (gc_open_note): the store noted the start as
-	 * open in the step that handed it out.
+	 * The store notes the start as open in the step that hands it out,
+	 * but after a failover of the oracle's master it knows of no older
+	 * one this directory has open: publish them all (gc_open_note).
 	 */
 	if ((rc = s->ops->ts_begin(s, out, clock_deadline(db->timeout_ms)))
-	    == 0 && *out > db->ts_high)
-		db->ts_high = *out;
+	    == 0) {
+		if (*out > db->ts_high)
+			db->ts_high = *out;
+		db->open_unpublished = 1;
+	}
 	return rc;
 }
 

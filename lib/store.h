@@ -119,6 +119,9 @@ struct store;
 
 struct store_ops {
 	const char *name;       /* "leveldb" or "redis", as in the config */
+	/* The oldest config format (lib/db.c) that tells this store's
+	   data apart: an older config is marked up before a write. */
+	int         data_format;
 	void (*dispose)(struct store *s);
 
 	/*

@@ -990,6 +990,7 @@ ldb_owner_alive(struct store *base, const struct lock_rec *lock,
 
 static const struct store_ops ldb_ops = {
 	.name           = "leveldb",
+	.data_format    = 2,            /* cell heads */
 	.dispose        = ldb_free,
 	.acquire        = ldb_acquire,
 	.release        = ldb_release,

@@ -294,6 +294,7 @@ rs_dispose(struct store *base)
 
 static const struct store_ops redis_ops = {
 	.name           = "redis",
+	.data_format    = 1,
 	.dispose        = rs_dispose,
 	.acquire        = rs_acquire,
 	.release        = rs_release,
