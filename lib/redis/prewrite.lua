@@ -8,7 +8,10 @@
 -- (rolled back by another process), {2, key} (this transaction already
 -- committed here, at key), {3, lock record} (another lock is in the
 -- way) or {4} (someone committed the cell after start8).  Locked by
--- us, the primary has its lease, set or refreshed.
+-- us, the primary has its lease, set or refreshed.  Committed, the
+-- record is written again: a commit run again after its commit point's
+-- WAIT failed learns so, from the WAIT that follows, that a replica has
+-- the record now.
 local P, start8, lockrec, wop, wack, value, nkey, owner, ttl =
     ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7],
     ARGV[8], ARGV[9]
@@ -48,6 +51,7 @@ local r = each_write_since(P, start8, function(key, rec)
 		if string.sub(rec, 1, 1) == 'R' then
 			return {1}
 		end
+		redis.call('HSET', KEYS[2], key, rec)
 		return {2, key}
 	end
 	newer = newer or conflicts(string.sub(rec, 1, 1))
