@@ -8,10 +8,11 @@
 -- (rolled back by another process), {2, key} (this transaction already
 -- committed here, at key), {3, lock record} (another lock is in the
 -- way) or {4} (someone committed the cell after start8).  Locked by
--- us, the primary has its lease, set or refreshed.  Committed, the
--- record is written again: a commit run again after its commit point's
--- WAIT failed learns so, from the WAIT that follows, that a replica has
--- the record now.
+-- us, the primary has its lease, set or refreshed.  A lock of ours or
+-- a record of our commit found is written again: a commit run again
+-- after a WAIT failed learns so, from the WAIT that follows, that a
+-- replica has it now (a new connection's WAIT covers only its own
+-- writes).
 local P, start8, lockrec, wop, wack, value, nkey, owner, ttl =
     ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7],
     ARGV[8], ARGV[9]
@@ -63,6 +64,7 @@ end
 local lock = redis.call('HGET', KEYS[2], lock_key(P))
 if lock then
 	if lock_start(lock) == start8 then
+		redis.call('HSET', KEYS[2], lock_key(P), lock)
 		return lease()
 	end
 	return {3, lock}
