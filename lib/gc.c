@@ -114,11 +114,19 @@ int
 gc_fence_raise(const char *dir, perc_ts ts)
 {
 	char path[4096], text[32];
-	int fd, rc = 0;
+	perc_ts old;
+	int fd, saved, rc = 0;
 
 	fence_path(path, sizeof(path), dir);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		/* One we may not write may be high enough already. */
+		saved = errno;
+		if ((saved == EROFS || saved == EACCES) &&
+		    gc_fence(&old, dir) == 0 && old >= ts)
+			return 0;
+		errno = saved;
 		return disk_write_error(path, "cannot write gc's fence");
+	}
 	if (lock_fence(fd, LOCK_EX) != 0)
 		rc = error_set(PERC_EIO, "cannot lock '%s': %s", path,
 		    strerror(errno));
