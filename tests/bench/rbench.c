@@ -11,7 +11,8 @@
  *   rbench read DIR URL N      median ms of a snapshot read through
  *                              libperc, and of a raw GET, in turns
  *   rbench write DIR URL N     median ms of a 1-cell write transaction
- *                              (perc_set), and of a raw SET, in turns
+ *                              (perc_set), of a raw SET, and of a SET
+ *                              with WAIT 1, in turns
  *
  * URL is the cluster's seed list (redis://HOST:PORT,...).  The raw side
  * writes keys "rbench:{...}" only, which no perc table uses.  Setup
@@ -415,8 +416,9 @@ raw_run(void *state, int n)
 
 /*
  * The library's read (or 1-cell write transaction) and a raw GET (or
- * SET) taken in turns, n of each, so that both see the same load on a
- * busy machine: prints the median ms of each, the library's first.
+ * SET, and a SET with WAIT 1, as durable as perc's commit point) taken
+ * in turns, n of each, so that all see the same load on a busy
+ * machine: prints the median ms of each, the library's first.
  * The GET and SET go to the node of the cell the library reads or
  * writes: on a loopback cluster the nodes answer at speeds that differ
  * by more than twice (where the scheduler runs them), and only the
@@ -455,33 +457,39 @@ slot_key(char *out, size_t size, const char *dir, const char *row)
 	    (unsigned)(codec_crc32(0, row, strlen(row)) % RS_BUCKETS));
 }
 
+/* argv on its key's master; with replicas not NULL, and a WAIT 1. */
 static void
-command(rc_cluster *cl, size_t argc, const perc_bytes *argv)
+command(rc_cluster *cl, int *replicas, size_t argc, const perc_bytes *argv)
 {
 	redisReply *r;
 
-	if (rc_command(&r, NULL, cl, argv[1], argc, argv, deadline()) < 0)
+	if (rc_command(&r, replicas, cl, argv[1], argc, argv, deadline()) < 0)
 		die(argv[0].data);
 	if (r->type == REDIS_REPLY_ERROR)
 		fprintf(stderr, "rbench: %s\n", r->str), exit(1);
 	freeReplyObject(r);
 }
 
+/* The kinds of one_op: the library's, raw, and a raw SET with WAIT 1. */
+enum { OP_LIB, OP_RAW, OP_RAW_WAIT };
+
 static void
-one_op(struct pair *o, int write, int lib)
+one_op(struct pair *o, int write, int kind)
 {
 	perc_bytes get[2] = { b("GET"), b(o->get_key) };
 	perc_bytes set[3] = { b("SET"), b(o->set_key), b("value") };
 	perc_ts ts;
+	int replicas;
 
-	if (lib && !write &&
+	if (kind == OP_LIB && !write &&
 	    perc_snapshot_get(&o->v, o->db, o->at, b("r"), b("c")) < 0)
 		die("read");
-	if (lib && write &&
+	if (kind == OP_LIB && write &&
 	    perc_set(&ts, o->db, b("w"), b("c"), b("value")) < 0)
 		die("write");
-	if (!lib)
-		command(o->cl, write ? 3 : 2, write ? set : get);
+	if (kind != OP_LIB)
+		command(o->cl, kind == OP_RAW_WAIT ? &replicas : NULL,
+		    write ? 3 : 2, write ? set : get);
 }
 
 static int
@@ -489,9 +497,9 @@ pair(const char *dir, const char *url, int n, int write)
 {
 	struct pair o = { NULL, NULL, 0, PERC_BUF_INIT, "", "" };
 	perc_bytes seed[3];
-	double *t[2], start;
+	double *t[3], start;
 	perc_ts ts;
-	int i, k;
+	int i, k, kinds = write ? 3 : 2;
 
 	slot_key(o.get_key, sizeof(o.get_key), dir, "r");
 	slot_key(o.set_key, sizeof(o.set_key), dir, "w");
@@ -499,8 +507,9 @@ pair(const char *dir, const char *url, int n, int write)
 	seed[1] = b(o.get_key);
 	seed[2] = b("value");
 
-	t[0] = calloc((size_t)n, sizeof(double));
-	t[1] = calloc((size_t)n, sizeof(double));
+	for (k = 0; k < kinds; k++)
+		if ((t[k] = calloc((size_t)n, sizeof(double))) == NULL)
+			die("memory");
 	if (rc_open(&o.cl, url, deadline()) < 0)
 		die("connect");
 	if (perc_db_open(&o.db, dir) < 0 || perc_db_hold(o.db) < 0)
@@ -508,21 +517,23 @@ pair(const char *dir, const char *url, int n, int write)
 	if (perc_set(&ts, o.db, b("r"), b("c"), b("value")) < 0 ||
 	    perc_snapshot_ts(&o.at, o.db) < 0)
 		die("seed");
-	command(o.cl, 3, seed);
+	command(o.cl, NULL, 3, seed);
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < kinds; k++) {
 			start = now_ms();
-			one_op(&o, write, (i + k) % 2 == 0);
-			t[(i + k) % 2 == 0 ? 0 : 1][i] = now_ms() - start;
+			one_op(&o, write, (i + k) % kinds);
+			t[(i + k) % kinds][i] = now_ms() - start;
 		}
 	}
-	printf("%.3f %.3f\n", median(t[0], n), median(t[1], n));
+	for (k = 0; k < kinds; k++)
+		printf("%s%.3f", k ? " " : "", median(t[k], n));
+	printf("\n");
 	perc_buf_dispose(&o.v);
 	perc_db_release(o.db);
 	perc_db_close(o.db);
 	rc_close(o.cl);
-	free(t[0]);
-	free(t[1]);
+	for (k = 0; k < kinds; k++)
+		free(t[k]);
 	return 0;
 }
 
