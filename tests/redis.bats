@@ -307,6 +307,20 @@ ask() {
 	[ ! -e "$BATS_TEST_TMPDIR/d/config" ]
 }
 
+@test "a data directory of format 1 stays format 1 here: this store's data never changed" {
+	t=$(table format)
+	perc init --store "$URL/$t" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d
+	sed -i 's/^format .*/format 1/' "$PERC_DIR/config"
+	perc set r c v
+	T=$(perc begin)
+	perc set -t "$T" r c w
+	perc commit -t "$T" > /dev/null
+	run -0 perc get r c
+	assert_output w
+	grep -qx 'format 1' "$PERC_DIR/config"
+}
+
 @test "tables on one cluster never see each other" {
 	perc init --store "$URL/$(table one)" "$BATS_TEST_TMPDIR/one"
 	perc init --store "$URL/$(table two)" "$BATS_TEST_TMPDIR/two"
