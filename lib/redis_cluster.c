@@ -574,6 +574,128 @@ load_slots(rc_cluster *cl, int from, const redisReply *r)
 	return 0;
 }
 
+/* The first four fields of a line of CLUSTER NODES: ID ADDR FLAGS MASTER. */
+struct nodes_line {
+	const char *f[4];
+	size_t      len[4];
+};
+
+static const char *
+line_end(const char *line, const char *stop)
+{
+	const char *nl = memchr(line, '\n', (size_t)(stop - line));
+
+	return nl != NULL ? nl : stop;
+}
+
+static int
+nodes_line(struct nodes_line *out, const char *p, const char *end)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		out->f[i] = p;
+		while (p < end && *p != ' ')
+			p++;
+		if ((out->len[i] = (size_t)(p - out->f[i])) == 0 ||
+		    (p == end && i < 3))
+			return -1;
+		p++;
+	}
+	return 0;
+}
+
+/* Is word one of the comma-separated FLAGS? */
+static int
+has_flag(const struct nodes_line *l, const char *word)
+{
+	const char *p = l->f[2], *end = p + l->len[2], *comma;
+	size_t n = strlen(word);
+
+	for (; p < end; p = comma + 1) {
+		if ((comma = memchr(p, ',', (size_t)(end - p))) == NULL)
+			comma = end;
+		if ((size_t)(comma - p) == n && memcmp(p, word, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The index of a known node at address text "HOST:PORT@CPORT...", or -1. */
+static int
+node_at(const rc_cluster *cl, const char *text, size_t len)
+{
+	const char *at = memchr(text, '@', len), *colon = NULL, *p;
+	size_t k, hostlen;
+	long port;
+
+	if (at == NULL)
+		at = text + len;
+	for (p = text; p < at; p++)
+		if (*p == ':')
+			colon = p;
+	if (colon == NULL || (port = strtol(colon + 1, NULL, 10)) < 1 ||
+	    port > 65535)
+		return -1;
+	hostlen = (size_t)(colon - text);
+	for (k = 0; k < cl->nnodes; k++)
+		if (cl->nodes[k].addr.port == port &&
+		    strlen(cl->nodes[k].addr.host) == hostlen &&
+		    memcmp(cl->nodes[k].addr.host, text, hostlen) == 0)
+			return (int)k;
+	return -1;
+}
+
+/*
+ * CLUSTER SLOTS leaves out a replica that the cluster marks failing,
+ * but also one that is syncing again after its link broke: its master
+ * would then acknowledge writes alone, and a failover to that replica
+ * before it caught up would lose them.  So where a master lists none,
+ * CLUSTER NODES says whether it has a replica that no one suspects
+ * (no "fail" or "fail?" flag); if so, WAITs go to it all the same, and
+ * a write waits for that replica (eval_replicated) or fails in time.
+ * A reply not understood changes nothing.
+ */
+static void
+unlisted_replicas(rc_cluster *cl, int from, int64_t deadline)
+{
+	static const char *argv[] = { "CLUSTER", "NODES" };
+	static const size_t argvlen[] = { 7, 5 };
+	const char *text, *stop, *line, *end, *mline, *mend;
+	struct nodes_line rep, master;
+	redisReply *r;
+	size_t k;
+	int m;
+
+	for (k = 0; k < cl->nnodes; k++)
+		if (cl->nodes[k].master && !cl->nodes[k].replicas)
+			break;
+	if (k == cl->nnodes ||
+	    (r = node_call(cl, from, 2, argv, argvlen, deadline)) == NULL)
+		return;
+	text = r->str;
+	stop = r->type == REDIS_REPLY_STRING ? text + r->len : text;
+	for (line = text; line < stop; line = end + 1) {
+		end = line_end(line, stop);
+		if (nodes_line(&rep, line, end) < 0 ||
+		    !has_flag(&rep, "slave") || has_flag(&rep, "fail") ||
+		    has_flag(&rep, "fail?"))
+			continue;
+		for (mline = text; mline < stop; mline = mend + 1) {
+			mend = line_end(mline, stop);
+			if (nodes_line(&master, mline, mend) == 0 &&
+			    master.len[0] == rep.len[3] &&
+			    memcmp(master.f[0], rep.f[3], rep.len[3]) == 0)
+				break;
+		}
+		if (mline < stop &&
+		    (m = node_at(cl, master.f[1], master.len[1])) >= 0 &&
+		    cl->nodes[m].master)
+			cl->nodes[m].replicas = 1;
+	}
+	freeReplyObject(r);
+}
+
 /*
  * Load the map with CLUSTER SLOTS from any node that answers: those
  * already connected first, then every other node known, seeds too,
@@ -586,7 +708,7 @@ refresh_map(rc_cluster *cl, int64_t deadline)
 	static const size_t argvlen[] = { 7, 5 };
 	redisReply *r;
 	size_t k;
-	int pass, rc;
+	int pass, rc, lone;
 
 	cl->loads++;
 	cl->not_cluster = 0;
@@ -602,9 +724,13 @@ refresh_map(rc_cluster *cl, int64_t deadline)
 			if (r == NULL)
 				continue;
 			rc = load_slots(cl, (int)k, r);
+			lone = r->type == REDIS_REPLY_ERROR;
 			freeReplyObject(r);
-			if (rc == 0)
+			if (rc == 0) {
+				if (!lone)
+					unlisted_replicas(cl, (int)k, deadline);
 				return 0;
+			}
 		}
 	}
 	return -1;

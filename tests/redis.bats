@@ -539,6 +539,92 @@ reader() {
 	echo ", nor any of $(wc -l < "$SETS") one-cell sets of $row" >&3
 }
 
+# master_of TABLE ROW: the port of the master of ROW's bucket.
+master_of() {
+	local m
+	for m in $("$CLUSTER" masters "$BATS_TEST_TMPDIR/c"); do
+		rcli "${m##*:}" GET "perc:{$1:$(bucket "$2")}:probe" |
+		    grep -q MOVED || { echo "${m##*:}"; return; }
+	done
+}
+
+# replica_of PORT: the port of a replica of master PORT.
+replica_of() {
+	local id
+	id=$(rcli "$1" CLUSTER MYID)
+	rcli "$1" CLUSTER NODES | awk -v id="$id" '$4 == id && $3 ~ /slave/ {
+	    split($2, a, "[:@]"); print a[2]; exit }'
+}
+
+# takeover_during CMD...: CMD in the background on a cell of row a0
+# of table $TABLE, whose master M has lost its replica R and lets none
+# sync again, so that whatever M writes stays on M alone.  Once a
+# commit record of a0 shows on M, or 3 s have gone by (a commit that
+# waits for the replica before its commit point never gets there),
+# SEEN is what a reader reads of row $SEEN_ROW; then R takes M's place
+# (CLUSTER FAILOVER TAKEOVER), CMD ends, and RC is its status.
+takeover_during() {
+	local m r pid
+	# A new cluster's nodes may not all agree yet on who serves what.
+	for _ in $(seq 50); do
+		m=$(master_of "$TABLE" a0)
+		r=$([ -z "$m" ] || replica_of "$m")
+		[ -n "$r" ] && break
+		sleep 0.1
+	done
+	[ -n "$r" ] || fail "no master or replica of a0 (master '$m')"
+	rcli "$m" ACL SETUSER default -sync -psync -replconf > /dev/null
+	rcli "$m" CLIENT KILL TYPE replica > /dev/null
+	"$@" > "$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for _ in $(seq 30); do
+		perc show a0 c | grep -q $'^c\twrite\t' && break
+		sleep 0.1
+	done
+	SEEN=$(PERC_LOCK_TIMEOUT=1 perc get "$SEEN_ROW" c 2> /dev/null) || true
+	rcli "$r" CLUSTER FAILOVER TAKEOVER > /dev/null
+	rcli "$m" ACL SETUSER default +@all > /dev/null
+	RC=0
+	wait "$pid" || RC=$?
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+}
+
+@test "a replica cut off at a commit point: what a reader saw stays through its takeover, both cells or neither" {
+	own_cluster
+	TABLE=cut
+	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=20
+	m=$(master_of "$TABLE" a0)
+	for i in $(seq 0 63); do
+		SEEN_ROW=b$i
+		[ "$(master_of "$TABLE" "$SEEN_ROW")" != "$m" ] && break
+	done
+	t=$(perc begin)
+	perc set -t "$t" a0 c 1         # the primary: first in byte order
+	perc set -t "$t" "$SEEN_ROW" c 1
+	takeover_during perc commit -t "$t"
+	a=$(perc get a0 c) || true
+	b=$(perc get "$SEEN_ROW" c) || true
+	why="primary '$a', secondary '$b', a reader saw '$SEEN', commit exit $RC: $(cat "$BATS_TEST_TMPDIR/out")"
+	[ "$a" = "$b" ] || fail "$why"
+	[ -z "$SEEN" ] || [ "$SEEN" = "$b" ] || fail "$why"
+	[ "$RC" -ne 0 ] || [ "$a" = 1 ] || fail "$why"
+}
+
+@test "a replica cut off at a one-cell commit point: what a reader saw stays through its takeover" {
+	own_cluster
+	TABLE=cut1
+	SEEN_ROW=a0
+	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=20
+	takeover_during perc set a0 c 1
+	a=$(perc get a0 c) || true
+	why="a0 '$a', a reader saw '$SEEN', set exit $RC: $(cat "$BATS_TEST_TMPDIR/out")"
+	[ -z "$SEEN" ] || [ "$SEEN" = "$a" ] || fail "$why"
+	[ "$RC" -ne 0 ] || [ "$a" = 1 ] || fail "$why"
+}
+
 # ts_loop ID: perc ts until $STOP exists, each timestamp with the time
 # it was printed appended to $LOG.ID.
 ts_loop() {
