@@ -45,6 +45,7 @@ struct node {
 	int           replicas;     /* has a replica in the last map */
 	unsigned      failed_gen;   /* the call in which it last failed */
 	unsigned      tried_load;   /* the map load that last asked it */
+	unsigned      asked_load;   /* ... and the one that has_replica did */
 	char          why[160];     /* and what went wrong then */
 	size_t        sent0, nsent; /* its share of a round's sent[] */
 	size_t        bytes;        /* the round's command bytes to it */
@@ -505,6 +506,7 @@ lone_server(rc_cluster *cl, int from)
 		cl->slots[s] = (int16_t)from;
 	cl->nodes[from].listed = cl->nodes[from].master = 1;
 	cl->nodes[from].replicas = 0;
+	cl->nodes[from].asked_load = cl->loads;         /* none to ask of */
 	cl->have_map = 1;
 	cl->stale = 0;
 	return 0;
@@ -621,79 +623,48 @@ has_flag(const struct nodes_line *l, const char *word)
 	return 0;
 }
 
-/* The index of a known node at address text "HOST:PORT@CPORT...", or -1. */
-static int
-node_at(const rc_cluster *cl, const char *text, size_t len)
-{
-	const char *at = memchr(text, '@', len), *colon = NULL, *p;
-	size_t k, hostlen;
-	long port;
-
-	if (at == NULL)
-		at = text + len;
-	for (p = text; p < at; p++)
-		if (*p == ':')
-			colon = p;
-	if (colon == NULL || (port = strtol(colon + 1, NULL, 10)) < 1 ||
-	    port > 65535)
-		return -1;
-	hostlen = (size_t)(colon - text);
-	for (k = 0; k < cl->nnodes; k++)
-		if (cl->nodes[k].addr.port == port &&
-		    strlen(cl->nodes[k].addr.host) == hostlen &&
-		    memcmp(cl->nodes[k].addr.host, text, hostlen) == 0)
-			return (int)k;
-	return -1;
-}
-
 /*
  * CLUSTER SLOTS leaves out a replica that the cluster marks failing,
  * but also one that is syncing again after its link broke: its master
  * would then acknowledge writes alone, and a failover to that replica
- * before it caught up would lose them.  So where a master lists none,
- * CLUSTER NODES says whether it has a replica that no one suspects
- * (no "fail" or "fail?" flag); if so, WAITs go to it all the same, and
- * a write waits for that replica (eval_replicated) or fails in time.
- * A reply not understood changes nothing.
+ * before it caught up would lose them.  So before the first WAIT a map
+ * would leave out, the master is asked: does it have a replica that it
+ * does not suspect (no "fail" or "fail?" flag), by its own CLUSTER
+ * NODES (other nodes may not have heard of a new replica yet)?  If so,
+ * the WAIT goes all the same, and the write waits for that replica
+ * (eval_replicated) or fails in time.
  */
-static void
-unlisted_replicas(rc_cluster *cl, int from, int64_t deadline)
+static int
+has_replica(rc_cluster *cl, int k, int64_t deadline)
 {
 	static const char *argv[] = { "CLUSTER", "NODES" };
 	static const size_t argvlen[] = { 7, 5 };
-	const char *text, *stop, *line, *end, *mline, *mend;
-	struct nodes_line rep, master;
+	const char *text, *stop, *line, *end;
+	struct nodes_line l, me;
 	redisReply *r;
-	size_t k;
-	int m;
+	int found = 0, pass;
 
-	for (k = 0; k < cl->nnodes; k++)
-		if (cl->nodes[k].master && !cl->nodes[k].replicas)
-			break;
-	if (k == cl->nnodes ||
-	    (r = node_call(cl, from, 2, argv, argvlen, deadline)) == NULL)
-		return;
+	if ((r = node_call(cl, k, 2, argv, argvlen, deadline)) == NULL)
+		return 0;
 	text = r->str;
 	stop = r->type == REDIS_REPLY_STRING ? text + r->len : text;
-	for (line = text; line < stop; line = end + 1) {
-		end = line_end(line, stop);
-		if (nodes_line(&rep, line, end) < 0 ||
-		    !has_flag(&rep, "slave") || has_flag(&rep, "fail") ||
-		    has_flag(&rep, "fail?"))
-			continue;
-		for (mline = text; mline < stop; mline = mend + 1) {
-			mend = line_end(mline, stop);
-			if (nodes_line(&master, mline, mend) == 0 &&
-			    master.len[0] == rep.len[3] &&
-			    memcmp(master.f[0], rep.f[3], rep.len[3]) == 0)
-				break;
+	/* Its own line first, for its ID; then its replicas' lines. */
+	memset(&me, 0, sizeof(me));
+	for (pass = 0; pass < 2 && !found; pass++)
+		for (line = text; line < stop; line = end + 1) {
+			end = line_end(line, stop);
+			if (nodes_line(&l, line, end) < 0)
+				continue;
+			if (pass == 0 && has_flag(&l, "myself"))
+				me = l;
+			else if (pass == 1 && me.len[0] > 0 &&
+			    has_flag(&l, "slave") && !has_flag(&l, "fail") &&
+			    !has_flag(&l, "fail?") && l.len[3] == me.len[0] &&
+			    memcmp(l.f[3], me.f[0], me.len[0]) == 0)
+				found = 1;
 		}
-		if (mline < stop &&
-		    (m = node_at(cl, master.f[1], master.len[1])) >= 0 &&
-		    cl->nodes[m].master)
-			cl->nodes[m].replicas = 1;
-	}
 	freeReplyObject(r);
+	return found;
 }
 
 /*
@@ -708,7 +679,7 @@ refresh_map(rc_cluster *cl, int64_t deadline)
 	static const size_t argvlen[] = { 7, 5 };
 	redisReply *r;
 	size_t k;
-	int pass, rc, lone;
+	int pass, rc;
 
 	cl->loads++;
 	cl->not_cluster = 0;
@@ -724,13 +695,9 @@ refresh_map(rc_cluster *cl, int64_t deadline)
 			if (r == NULL)
 				continue;
 			rc = load_slots(cl, (int)k, r);
-			lone = r->type == REDIS_REPLY_ERROR;
 			freeReplyObject(r);
-			if (rc == 0) {
-				if (!lone)
-					unlisted_replicas(cl, (int)k, deadline);
+			if (rc == 0)
 				return 0;
-			}
 		}
 	}
 	return -1;
@@ -1026,6 +993,15 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 	redisContext *c;
 	int ok = 1, want_wait = 0, j;
 
+	for (i = 0; i < n; i++)
+		if (!es[i].done && es[i].target == k &&
+		    (es[i].flags & RC_WAIT))
+			break;
+	if (i < n && !cl->nodes[k].replicas &&
+	    cl->nodes[k].asked_load != cl->loads) {
+		cl->nodes[k].asked_load = cl->loads;
+		cl->nodes[k].replicas = has_replica(cl, k, deadline);
+	}
 	for (i = 0; i < n; i++)
 		for (j = 0; !es[i].done && es[i].target == k &&
 		    j < es[i].argc; j++)

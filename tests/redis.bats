@@ -539,13 +539,25 @@ reader() {
 	echo ", nor any of $(wc -l < "$SETS") one-cell sets of $row" >&3
 }
 
-# master_of TABLE ROW: the port of the master of ROW's bucket.
+# master_of TABLE ROW: the port of the master of ROW's bucket, the one
+# that answers for a key of it (with nothing: it has no such key).
 master_of() {
 	local m
 	for m in $("$CLUSTER" masters "$BATS_TEST_TMPDIR/c"); do
-		rcli "${m##*:}" GET "perc:{$1:$(bucket "$2")}:probe" |
-		    grep -q MOVED || { echo "${m##*:}"; return; }
+		[ -z "$(rcli "${m##*:}" GET "perc:{$1:$(bucket "$2")}:probe")" ] &&
+		    { echo "${m##*:}"; return; }
 	done
+}
+
+# read_after ROW: ROW's value once the cluster answers, in VALUE.
+read_after() {
+	for _ in $(seq 50); do
+		run perc get "$1" c
+		[ "$status" -le 1 ] && break
+		sleep 0.2
+	done
+	[ "$status" -le 1 ] || fail "reading $1: exit $status: $output"
+	VALUE=$output
 }
 
 # replica_of PORT: the port of a replica of master PORT.
@@ -604,8 +616,10 @@ takeover_during() {
 	perc set -t "$t" a0 c 1         # the primary: first in byte order
 	perc set -t "$t" "$SEEN_ROW" c 1
 	takeover_during perc commit -t "$t"
-	a=$(perc get a0 c) || true
-	b=$(perc get "$SEEN_ROW" c) || true
+	read_after a0
+	a=$VALUE
+	read_after "$SEEN_ROW"
+	b=$VALUE
 	why="primary '$a', secondary '$b', a reader saw '$SEEN', commit exit $RC: $(cat "$BATS_TEST_TMPDIR/out")"
 	[ "$a" = "$b" ] || fail "$why"
 	[ -z "$SEEN" ] || [ "$SEEN" = "$b" ] || fail "$why"
@@ -619,7 +633,8 @@ takeover_during() {
 	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
 	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=20
 	takeover_during perc set a0 c 1
-	a=$(perc get a0 c) || true
+	read_after a0
+	a=$VALUE
 	why="a0 '$a', a reader saw '$SEEN', set exit $RC: $(cat "$BATS_TEST_TMPDIR/out")"
 	[ -z "$SEEN" ] || [ "$SEEN" = "$a" ] || fail "$why"
 	[ "$RC" -ne 0 ] || [ "$a" = 1 ] || fail "$why"
