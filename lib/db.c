@@ -472,11 +472,6 @@ db_is_observed(const perc_db *db, perc_bytes col)
 }
 
 /*
- * Take the store.  The config is checked again under it, and read again
- * if init --observe has replaced it (it does so holding the store), so
- * a commit always notifies the columns observed when it writes.
- */
-/*
  * Mark a config of an older format ours before the store is written:
  * read it again, whole, and write it back (init --observe, which
  * changes it, holds the store too).  A config that cannot be written,
@@ -507,6 +502,12 @@ upgrade_config(perc_db *db, const char *path)
 		memset(&db->config_st, 0, sizeof(db->config_st));
 }
 
+/*
+ * Take the store.  The config is checked again under it, and read again
+ * if init --observe has replaced it (it does so holding the store), so
+ * a commit always notifies the columns observed when it writes; one of
+ * a format older than the store's data needs is marked up.
+ */
 int
 db_acquire(perc_db *db, int64_t deadline_ms)
 {

@@ -993,14 +993,15 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 	redisContext *c;
 	int ok = 1, want_wait = 0, j;
 
-	for (i = 0; i < n; i++)
-		if (!es[i].done && es[i].target == k &&
-		    (es[i].flags & RC_WAIT))
-			break;
-	if (i < n && !cl->nodes[k].replicas &&
-	    cl->nodes[k].asked_load != cl->loads) {
-		cl->nodes[k].asked_load = cl->loads;
-		cl->nodes[k].replicas = has_replica(cl, k, deadline);
+	/* A master the map lists without replica, before its first WAIT. */
+	if (!cl->nodes[k].replicas && cl->nodes[k].asked_load != cl->loads) {
+		for (i = 0; i < n && (es[i].done || es[i].target != k ||
+		    !(es[i].flags & RC_WAIT)); i++)
+			;
+		if (i < n) {
+			cl->nodes[k].asked_load = cl->loads;
+			cl->nodes[k].replicas = has_replica(cl, k, deadline);
+		}
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; !es[i].done && es[i].target == k &&

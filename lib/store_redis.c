@@ -385,8 +385,6 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 		redis_lua_raise, redis_lua_keep, redis_lua_push, redis_lua_scan };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
-	rc_addr *addrs;
-	size_t n;
 	char *seeds;
 	int rc, i;
 
@@ -397,11 +395,13 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	s->timeout_ms = timeout_ms;
 	if ((rc = parse_url(&seeds, s->table, url)) < 0)
 		goto fail;
-	/* A bad seed list is the user's, not the cluster's: say so now. */
-	if ((rc = rc_parse_seeds(&addrs, &n, seeds)) == 0) {
-		free(addrs);
-		rc = rc_new(&s->cl, seeds, check ? table_check : NULL, s);
+	if ((s->url = strdup(url)) == NULL) {
+		free(seeds);
+		rc = error_set(PERC_EIO, "out of memory");
+		goto fail;
 	}
+	/* rc_new reaches no one: a bad seed list is said now. */
+	rc = rc_new(&s->cl, seeds, check ? table_check : NULL, s);
 	free(seeds);
 	if (rc < 0)
 		goto fail;
@@ -673,11 +673,7 @@ store_redis_open(struct store **out, const char *url, const char *dir,
 	*out = NULL;
 	if ((rc = rs_connect(&s, url, timeout_ms, 1)) < 0)
 		return rc;
-	if ((s->url = strdup(url)) == NULL)
-		rc = error_set(PERC_EIO, "out of memory");
-	if (rc == 0)
-		rc = lease_owner(s, dir);
-	if (rc < 0) {
+	if ((rc = lease_owner(s, dir)) < 0) {
 		rs_dispose(&s->base);
 		return rc;
 	}
