@@ -1,7 +1,9 @@
 /* cmd/abort.c - perc abort: discard a transaction, rolling back its locks */
 #include "cmd.h"
 
-static const char usage[] = "usage: perc abort -t TXN";
+static const char usage[] =
+    "usage: perc abort -t TXN\n"
+    "    -t, --txn TXN        the transaction to discard (from perc begin)\n";
 
 int
 cmd_abort(int argc, char **argv, struct perc_ctx *ctx)
@@ -27,11 +29,18 @@ cmd_abort(int argc, char **argv, struct perc_ctx *ctx)
 			handle = optarg;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
-	if (optind != argc || handle == NULL)
-		return cmd_usage(usage);
+	if (handle == NULL && optind == argc - 1)
+		return cmd_usage_error(usage, "a handle goes after -t: "
+		    "perc %s -t %s", "abort", argv[optind]);
+	if (optind != argc)
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
+	if (handle == NULL)
+		return cmd_usage_error(usage, "which transaction? "
+		    "-t TXN names it");
 
 	if ((rc = cmd_open_db(ctx)) == 0 &&
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) == 0)

@@ -3,7 +3,8 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc begin";
+static const char usage[] =
+    "usage: perc begin";
 
 int
 cmd_begin(int argc, char **argv, struct perc_ctx *ctx)
@@ -24,11 +25,12 @@ cmd_begin(int argc, char **argv, struct perc_ctx *ctx)
 		case 'h':
 			return cmd_help_text(usage);
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 
 	if ((rc = cmd_open_db(ctx)) == 0 &&
 	    (rc = perc_txn_begin(&txn, ctx->db)) == 0)

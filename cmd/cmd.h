@@ -18,7 +18,8 @@ struct cmd {
 };
 
 /* Options every command accepts; each command appends its own. */
-#define CMD_COMMON_SHORTOPTS "+d:h"    /* "+": stop at the first operand */
+/* "+": stop at the first operand; ":": a missing value returns ':'. */
+#define CMD_COMMON_SHORTOPTS "+:d:h"
 #define CMD_COMMON_LONGOPTS \
 	{ "dir",  required_argument, NULL, 'd' }, \
 	{ "help", no_argument,       NULL, 'h' }
@@ -46,10 +47,16 @@ extern const struct cmd cmd_table[];
 extern const size_t cmd_count;
 
 /*
- * Helpers in cmd/util.c.  cmd_usage and cmd_help_text return the exit
- * status to hand back; cmd_fail prints "perc: <why>" and returns -rc.
+ * Helpers in cmd/util.c.  A command's usage string is its usage line,
+ * then, a line each, the options of its own that --help describes.
+ * cmd_usage, cmd_usage_error, cmd_bad_option and cmd_help_text return
+ * the exit status to hand back; cmd_fail prints "perc: <why>" and
+ * returns -rc.
  */
-int  cmd_usage(const char *usage);     /* to stderr; returns 2 */
+int  cmd_usage(const char *usage);     /* usage line to stderr; 2 */
+int  cmd_usage_error(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));      /* returns 2 */
+int  cmd_bad_option(const char *usage, int ch, char **argv); /* 2 */
 int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
 int  cmd_fail(int rc);
 int  cmd_open_db(struct perc_ctx *ctx);
@@ -58,6 +65,7 @@ int  cmd_parse_seconds(int64_t *out_ms, const char *arg);
 void cmd_gc_auto(struct perc_ctx *ctx);  /* cmd/gc.c */
 int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
              int escaped);
+void cmd_stdin_hint(const char *what);
 int  cmd_read_stdin(perc_buf *out);
 int  cmd_print_field(perc_bytes field);
 int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);

@@ -4,7 +4,9 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc commit -t TXN";
+static const char usage[] =
+    "usage: perc commit -t TXN\n"
+    "    -t, --txn TXN        the transaction to commit (from perc begin)\n";
 
 int
 cmd_commit(int argc, char **argv, struct perc_ctx *ctx)
@@ -32,11 +34,18 @@ cmd_commit(int argc, char **argv, struct perc_ctx *ctx)
 			handle = optarg;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
-	if (optind != argc || handle == NULL)
-		return cmd_usage(usage);
+	if (handle == NULL && optind == argc - 1)
+		return cmd_usage_error(usage, "a handle goes after -t: "
+		    "perc %s -t %s", "commit", argv[optind]);
+	if (optind != argc)
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
+	if (handle == NULL)
+		return cmd_usage_error(usage, "which transaction? "
+		    "-t TXN names it");
 
 	cmd_progress_start(&progress, "perc commit", "cells locked");
 	if ((rc = cmd_open_db(ctx)) == 0 &&

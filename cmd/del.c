@@ -1,7 +1,10 @@
 /* cmd/del.c - perc del: delete a cell, buffered or as its own transaction */
 #include "cmd.h"
 
-static const char usage[] = "usage: perc del [-e] [-t TXN] ROW COLUMN";
+static const char usage[] =
+    "usage: perc del [-e] [-t TXN] ROW COLUMN\n"
+    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n"
+    "    -t, --txn TXN        buffer it in TXN (else: commit it alone)\n";
 
 int
 cmd_del(int argc, char **argv, struct perc_ctx *ctx)
@@ -34,13 +37,15 @@ cmd_del(int argc, char **argv, struct perc_ctx *ctx)
 			handle = optarg;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc != 2)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, argc < 2 ? "a cell is a ROW "
+		    "and a COLUMN; %d given" : "%d arguments where a cell is "
+		    "a ROW and a COLUMN (options go before them)", argc);
 	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) < 0 ||
 	    (rc = cmd_arg(&col, &colbuf, argv[1], escaped)) < 0 ||
 	    (rc = cmd_open_db(ctx)) < 0)

@@ -9,7 +9,9 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc gc [--dry-run] [--retain SECONDS]";
+    "usage: perc gc [--dry-run] [--retain SECONDS]\n"
+    "    --dry-run            remove nothing; print what would be removed\n"
+    "    --retain SECONDS     what the last SECONDS of snapshots read (600)\n";
 
 enum { OPT_DRY_RUN = 256, OPT_RETAIN };
 
@@ -42,14 +44,16 @@ cmd_gc(int argc, char **argv, struct perc_ctx *ctx)
 			break;
 		case OPT_RETAIN:
 			if (cmd_parse_seconds(&retain_ms, optarg) < 0)
-				return cmd_usage(usage);
+				return cmd_usage_error(usage, "--retain takes "
+				    "seconds, not '%s'", optarg);
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 	cmd_progress_start(&progress, "perc gc", "versions removed");
 	if ((rc = cmd_open_db(ctx)) == 0) {
 		perc_db_progress(ctx->db, cmd_progress_heard, &progress);

@@ -3,8 +3,13 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc get [-e] [-t TXN | --at TS] "
-    "[--lock] ROW COLUMN [ROW COLUMN]...";
+static const char usage[] =
+    "usage: perc get [-e] [-t TXN | --at TS] [--lock] ROW COLUMN "
+    "[ROW COLUMN]...\n"
+    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n"
+    "    -t, --txn TXN        the snapshot of TXN, with its buffered writes\n"
+    "    --at TS              the snapshot at timestamp TS\n"
+    "    --lock               lock the cell at commit (with -t), as a write\n";
 
 enum { OPT_AT = 256, OPT_LOCK };       /* long-only options */
 
@@ -63,7 +68,7 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 			flags |= PERC_GET_LOCK;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	argc -= optind;

@@ -79,7 +79,7 @@ cmd_help(int argc, char **argv, struct perc_ctx *ctx)
 		case 'h':
 			return cmd_help_text(usage);
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind == argc) {
@@ -87,7 +87,7 @@ cmd_help(int argc, char **argv, struct perc_ctx *ctx)
 		return 0;
 	}
 	if (optind != argc - 1)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "one command at a time");
 	for (i = 0; i < cmd_count; i++)
 		if (strcmp(cmd_table[i].name, argv[optind]) == 0) {
 			fflush(stdout);

@@ -5,7 +5,9 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc init [--store URL] [--observe COLUMN]... [DIR]";
+    "usage: perc init [--store URL] [--observe COLUMN]... [DIR]\n"
+    "    --store URL          keep the cells in the Redis Cluster at URL\n"
+    "    --observe COLUMN     run-observer then runs on its changes\n";
 
 enum { OPT_OBSERVE = 256, OPT_STORE };
 
@@ -43,12 +45,13 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 			break;
 		default:
 			free(observe);
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind < argc - 1) {
 		free(observe);
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "one directory at a time, not "
+		    "'%s' and '%s'", argv[optind], argv[optind + 1]);
 	}
 	if (optind == argc - 1)
 		ctx->dir = argv[optind];

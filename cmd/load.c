@@ -4,7 +4,9 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc load [--batch N]";
+static const char usage[] =
+    "usage: perc load [--batch N]\n"
+    "    --batch N            commit every N lines, printing each timestamp\n";
 
 enum { OPT_BATCH = 256 };
 
@@ -53,12 +55,16 @@ cmd_load(int argc, char **argv, struct perc_ctx *ctx)
 			batch = optarg;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	/* N as strict as a timestamp: decimal, no sign, not 0. */
-	if (optind != argc || (batch && cmd_parse_ts(&opts.batch, batch) < 0))
-		return cmd_usage(usage);
+	if (optind != argc)
+		return cmd_usage_error(usage, "unexpected argument '%s' (load "
+		    "reads its cells from standard input)", argv[optind]);
+	if (batch && cmd_parse_ts(&opts.batch, batch) < 0)
+		return cmd_usage_error(usage, "--batch takes a count of "
+		    "lines, at least 1, not '%s'", batch);
 	opts.committed = committed;
 	opts.progress = progress;
 	opts.arg = &shown;
@@ -66,6 +72,7 @@ cmd_load(int argc, char **argv, struct perc_ctx *ctx)
 	if ((rc = cmd_open_db(ctx)) == 0) {
 		/* A big commit's cells too, as perc commit shows them. */
 		perc_db_progress(ctx->db, cmd_progress_heard, &shown);
+		cmd_stdin_hint("cells, ROW<TAB>COLUMN<TAB>VALUE a line,");
 		rc = perc_load(ctx->db, stdin, &opts);
 		cmd_progress_done(&shown);
 	}

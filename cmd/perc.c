@@ -60,11 +60,55 @@ run_cmd(const struct cmd *c, int argc, char **argv, struct perc_ctx *ctx)
 	return rc;
 }
 
+/*
+ * Edits (insert, delete, substitute, swap two neighbours) from a to b,
+ * the restricted Damerau-Levenshtein distance, for "did you mean".
+ */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[32][32];
+
+	if (la >= 32 || lb >= 32)
+		return (size_t)-1;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+/* A mistyped command: name the nearest one, as git does. */
 static int
 unknown(const char *name)
 {
-	fprintf(stderr, "perc: '%s' is not a perc command; see 'perc help'\n",
-	    name);
+	size_t i, dist, best = (size_t)-1;
+	const char *nearest = NULL;
+
+	for (i = 0; i < cmd_count; i++)
+		if ((dist = edit_distance(name, cmd_table[i].name)) < best) {
+			best = dist;
+			nearest = cmd_table[i].name;
+		}
+	if (nearest != NULL && best <= 2 && best < strlen(name))
+		fprintf(stderr, "perc: '%s' is not a perc command; did you "
+		    "mean '%s'? (see 'perc help')\n", name, nearest);
+	else
+		fprintf(stderr, "perc: '%s' is not a perc command; see "
+		    "'perc help'\n", name);
 	return 2;
 }
 
@@ -99,8 +143,11 @@ main(int argc, char **argv)
 		} else if (strcmp(argv[1], "-h") == 0 ||
 		    strcmp(argv[1], "--help") == 0) {
 			return cmd_help(1, argv, &ctx);
-		} else if ((strcmp(argv[1], "-d") == 0 ||
-		    strcmp(argv[1], "--dir") == 0) && argc > 2) {
+		} else if (strcmp(argv[1], "-d") == 0 ||
+		    strcmp(argv[1], "--dir") == 0) {
+			if (argc < 3)
+				return cmd_usage_error(usage, "'%s' needs a "
+				    "directory", argv[1]);
 			ctx.dir = argv[2];
 			argc -= 2;
 			argv += 2;
@@ -108,11 +155,17 @@ main(int argc, char **argv)
 			ctx.dir = argv[1] + 6;
 			argc--;
 			argv++;
+		} else if (strncmp(argv[1], "-d", 2) == 0) {   /* -dDIR */
+			ctx.dir = argv[1] + 2;
+			argc--;
+			argv++;
 		} else
-			return cmd_usage(usage);
+			return cmd_usage_error(usage, "unknown option '%s'",
+			    argv[1]);
 	}
 	if (argc < 2)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "which command? 'perc help' "
+		    "lists them");
 	if ((c = find_cmd(argv[1])) == NULL)
 		return unknown(argv[1]);
 	return run_cmd(c, argc - 1, argv + 1, &ctx);

@@ -6,7 +6,11 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc resolve-locks [--dry-run] [--all] [--older-than SECONDS]";
+    "usage: perc resolve-locks [--dry-run] [--all] [--older-than"
+    " SECONDS]\n"
+    "    --dry-run            change nothing; print the action for each lock\n"
+    "    --all                every lock, even one whose owner is alive\n"
+    "    --older-than SECONDS only locks written more than SECONDS ago\n";
 
 enum { OPT_DRY_RUN = 256, OPT_ALL, OPT_OLDER_THAN };
 
@@ -55,14 +59,16 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 			break;
 		case OPT_OLDER_THAN:
 			if (cmd_parse_seconds(&older_than_ms, optarg) < 0)
-				return cmd_usage(usage);
+				return cmd_usage_error(usage, "--older-than "
+				    "takes seconds, not '%s'", optarg);
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 	cmd_progress_start(&progress, "perc resolve-locks", "locks met");
 	progress.on = progress.on && !isatty(STDOUT_FILENO);
 	if ((rc = cmd_open_db(ctx)) == 0)

@@ -13,8 +13,12 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc run-observer [--once] [--quiet] "
-    "[--workers N] COLUMN -- COMMAND [ARG]...";
+static const char usage[] =
+    "usage: perc run-observer [--once] [--quiet] [--workers N]"
+    " COLUMN -- COMMAND [ARG]...\n"
+    "    --once               one pass over the cells dirty now, then exit\n"
+    "    --quiet              no line on stderr for each run\n"
+    "    --workers N          run N runners at once (1 to 64)\n";
 
 enum { OPT_ONCE = 256, OPT_QUIET, OPT_WORKERS };
 
@@ -220,15 +224,20 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 		case OPT_WORKERS:
 			workers = strtol(optarg, &end, 10);
 			if (*end != '\0' || workers < 1 || workers > 64)
-				return cmd_usage(usage);
+				return cmd_usage_error(usage, "--workers takes "
+				    "a count from 1 to 64, not '%s'", optarg);
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	/* COLUMN, then "--", then the command and its arguments. */
+	if (optind == argc)
+		return cmd_usage_error(usage, "which column? name one that "
+		    "perc init --observe made");
 	if (argc - optind < 3 || strcmp(argv[optind + 1], "--") != 0)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "the command goes after '--': "
+		    "perc run-observer %s -- COMMAND", argv[optind]);
 	column.data = argv[optind];
 	column.len = strlen(argv[optind]);
 	r.command = argv + optind + 2;

@@ -6,7 +6,9 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc scan-notify [--failures] [--column C]";
+    "usage: perc scan-notify [--failures] [--column C]\n"
+    "    --column C           only the dirty cells of column C\n"
+    "    --failures           also how often each cell's observer failed\n";
 
 enum { OPT_COLUMN = 256, OPT_FAILURES };
 
@@ -52,11 +54,12 @@ cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx)
 			failures = 1;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 	if ((rc = cmd_open_db(ctx)) == 0)
 		rc = perc_notify_scan(ctx->db, column.data ? &column : NULL,
 		    print_cell, &failures);

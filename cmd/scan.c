@@ -6,7 +6,11 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc scan [-t TXN | --at TS] [--prefix P] [--column C]";
+    "usage: perc scan [-t TXN | --at TS] [--prefix P] [--column C]\n"
+    "    -t, --txn TXN        the snapshot of TXN, with its buffered writes\n"
+    "    --at TS              the snapshot at timestamp TS\n"
+    "    --prefix P           only rows that begin with P\n"
+    "    --column C           only column C\n";
 
 enum { OPT_AT = 256, OPT_PREFIX, OPT_COLUMN };
 
@@ -53,12 +57,18 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 			opts.column.len = strlen(optarg);
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
-	if (optind != argc || (handle && at) ||
-	    (at && cmd_parse_ts(&opts.at, at) < 0))
-		return cmd_usage(usage);
+	if (optind != argc)
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
+	if (handle && at)
+		return cmd_usage_error(usage, "-t and --at both name a "
+		    "snapshot; give one");
+	if (at && cmd_parse_ts(&opts.at, at) < 0)
+		return cmd_usage_error(usage, "--at takes a timestamp "
+		    "(from perc ts or a commit), not '%s'", at);
 	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0) ||
 	    (rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)

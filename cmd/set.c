@@ -1,8 +1,11 @@
 /* cmd/set.c - perc set: write a cell, buffered or as its own transaction */
 #include "cmd.h"
 
-static const char usage[] = "usage: perc set [-e] [-t TXN] ROW COLUMN [VALUE] "
-    "[ROW COLUMN VALUE]...";
+static const char usage[] =
+    "usage: perc set [-e] [-t TXN] ROW COLUMN [VALUE] [ROW"
+    " COLUMN VALUE]...\n"
+    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n"
+    "    -t, --txn TXN        buffer it in TXN (else: commit it alone)\n";
 
 int
 cmd_set(int argc, char **argv, struct perc_ctx *ctx)
@@ -36,15 +39,24 @@ cmd_set(int argc, char **argv, struct perc_ctx *ctx)
 			handle = optarg;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	/* One cell (VALUE from stdin when left out), or -t and triples. */
-	if (argc < 2 || (argc > 3 && (argc % 3 != 0 || handle == NULL)))
-		return cmd_usage(usage);
+	if (argc < 2)
+		return cmd_usage_error(usage, "a cell is a ROW and a COLUMN; "
+		    "%d given", argc);
+	if (argc > 3 && argc % 3 != 0)
+		return cmd_usage_error(usage, "%d arguments: several cells "
+		    "are ROW COLUMN VALUE triples (options go before them)",
+		    argc);
+	if (argc > 3 && handle == NULL)
+		return cmd_usage_error(usage, "several cells need a "
+		    "transaction: perc begin, then set -t TXN");
 	if (argc == 2) {
+		cmd_stdin_hint("the value");
 		if (cmd_read_stdin(&valbuf) < 0) {
 			perc_buf_dispose(&valbuf);
 			return 7;       /* cmd_read_stdin said why */

@@ -485,7 +485,7 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		case 'h':
 			return cmd_help_text(usage);
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)

@@ -4,7 +4,9 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc show [-e] ROW [COLUMN]";
+static const char usage[] =
+    "usage: perc show [-e] ROW [COLUMN]\n"
+    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n";
 
 static int
 print_cell(const perc_raw_cell *cell, void *arg)
@@ -39,13 +41,14 @@ cmd_show(int argc, char **argv, struct perc_ctx *ctx)
 			escaped = 1;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc != 1 && argc != 2)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "%d arguments: show takes a ROW "
+		    "and maybe a COLUMN", argc);
 	if ((rc = cmd_arg(&row, &rowbuf, argv[0], escaped)) == 0 &&
 	    (argc == 1 || (rc = cmd_arg(&col, &colbuf, argv[1],
 	    escaped)) == 0) && (rc = cmd_open_db(ctx)) == 0)

@@ -5,7 +5,9 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc ts [-n COUNT]";
+static const char usage[] =
+    "usage: perc ts [-n COUNT]\n"
+    "    -n COUNT             print COUNT timestamps (default 1)\n";
 
 /* Print count consecutive timestamps from first, fast: ts -n 1000000. */
 static void
@@ -38,14 +40,16 @@ cmd_ts(int argc, char **argv, struct perc_ctx *ctx)
 		case 'n':
 			if (cmd_parse_ts(&count, optarg) < 0 ||
 			    count > ((perc_ts)1 << 40))
-				return cmd_usage(usage);
+				return cmd_usage_error(usage, "-n takes a "
+				    "count from 1 to 2^40, not '%s'", optarg);
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 	if ((rc = cmd_open_db(ctx)) < 0 ||
 	    (rc = perc_ts_next(&first, ctx->db, count)) < 0)
 		return cmd_fail(rc);

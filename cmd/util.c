@@ -1,6 +1,7 @@
 /* cmd/util.c - helpers every command shares: usage, errors, arguments */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +10,70 @@
 
 #include "cmd.h"
 
-int
-cmd_usage(const char *usage)
+/* The usage line: usage up to its first newline (its options follow). */
+static int
+usage_line_len(const char *usage)
 {
-	fprintf(stderr, "%s\n", usage);
-	return 2;
+	const char *nl = strchr(usage, '\n');
+
+	return nl != NULL ? (int)(nl - usage) : (int)strlen(usage);
 }
 
 int
+cmd_usage(const char *usage)
+{
+	fprintf(stderr, "%.*s\n", usage_line_len(usage), usage);
+	return 2;
+}
+
+/*
+ * "perc: WHY (usage: ...)": what was wrong and how it is written, on
+ * one line, as every error is.
+ */
+int
+cmd_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (%.*s)\n", usage_line_len(usage), usage);
+	return 2;
+}
+
+/*
+ * getopt_long's complaint, which opterr = 0 keeps quiet, said by us:
+ * ch is ':' for an option without its value, '?' for an unknown one
+ * (CMD_COMMON_SHORTOPTS begins with ':' for that).
+ */
+int
+cmd_bad_option(const char *usage, int ch, char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	if (ch == ':')
+		return cmd_usage_error(usage, "option '%s' needs a value",
+		    word);
+	if (optopt != 0 && strncmp(word, "--", 2) != 0)
+		return cmd_usage_error(usage, "unknown option '-%c'", optopt);
+	return cmd_usage_error(usage, "unknown option '%s'", word);
+}
+
+/*
+ * --help: the usage line, each of the command's options a line, then
+ * the options every command takes.
+ */
+int
 cmd_help_text(const char *usage)
 {
-	printf("%s\n", usage);
+	int n = usage_line_len(usage);
+
+	printf("%.*s\n\n%s", n, usage, usage[n] == '\n' ? usage + n + 1 : "");
+	printf("    -d, --dir DIR        the data directory (default: "
+	    "$PERC_DIR, else .)\n"
+	    "    -h, --help           print this help\n");
 	return 0;
 }
 
@@ -72,6 +126,18 @@ cmd_arg(perc_bytes *out, perc_buf *store, const char *arg, int escaped)
 	out->data = store->data ? store->data : "";
 	out->len = store->len;
 	return 0;
+}
+
+/*
+ * Say what a command waits for when standard input is a terminal: a
+ * user who left out a value would otherwise see nothing happen.
+ */
+void
+cmd_stdin_hint(const char *what)
+{
+	if (isatty(STDIN_FILENO))
+		fprintf(stderr, "perc: reading %s from standard input; end it "
+		    "with Ctrl-D\n", what);
 }
 
 /* All of standard input, byte for byte, into out. */

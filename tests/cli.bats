@@ -11,9 +11,10 @@ load helpers
 		for h in -h --help; do
 			run -0 --separate-stderr perc "$c" "$h"
 			[ -z "$stderr" ] || fail "perc $c $h wrote to stderr: $stderr"
-			[ "${#lines[@]}" -eq 1 ] || fail "perc $c $h: ${#lines[@]} lines"
 			[[ "${lines[0]} " == "usage: perc $c "* ]] ||
 				fail "perc $c $h: '${lines[0]}'"
+			assert_line '    -d, --dir DIR        the data directory (default: $PERC_DIR, else .)'
+			assert_line --regexp '^    -h, --help +[a-z]'
 		done
 	done
 	[ ! -e "$PERC_DIR" ]
@@ -73,10 +74,10 @@ load helpers
 
 @test "perc with no command is a usage error" {
 	run -2 --separate-stderr perc
-	assert_error_line 'usage: perc *'
+	assert_error_line 'perc: which command? *usage: perc *'
 	assert_output ''
 	run -2 --separate-stderr perc -d "$BATS_TEST_TMPDIR"
-	assert_error_line 'usage: perc *'
+	assert_error_line 'perc: which command? *usage: perc *'
 	run -2 --separate-stderr perc --bogus get r c
 	assert_error_line
 	assert_output ''
@@ -101,7 +102,7 @@ load helpers
 	for c in $COMMANDS; do
 		syn=$(mandoc -T ascii "$PERC_SRC/man/perc-$c.1" | sed 's/.\x08//g' |
 		    awk '/^SYNOPSIS/ { f = 1; next } /^[A-Z]/ { f = 0 } f')
-		use=$(perc "$c" -h)
+		use=$(perc "$c" -h | head -n 1)
 		[ -n "$syn" ] || fail "no SYNOPSIS in perc-$c.1"
 		# unquoted echo on purpose: it squeezes the blanks
 		a=$(echo $syn | tr a-z A-Z)
@@ -262,4 +263,75 @@ load helpers
 		run -7 --separate-stderr sh -c 'perc "$@" > /dev/full' sh $args
 		assert_error_line
 	done
+}
+
+@test "--help describes each option of the usage line on a line of its own" {
+	for c in $COMMANDS; do
+		run -0 perc "$c" --help
+		# Each option the usage line names, as -x or --long.
+		for opt in $(grep -oE '(^|[[ ])--?[a-z][a-z-]*' <<<"${lines[0]}" |
+		    tr -d '[ '); do
+			printf '%s\n' "${lines[@]:1}" |
+			    grep -Eq -- "^ +(-[a-z], )?$opt(, --[a-z-]+)?( [A-Z]+)? +[A-Za-z]" ||
+				fail "perc $c --help does not describe $opt"
+		done
+	done
+}
+
+@test "a usage error names the problem, not only the usage line" {
+	perc_fresh_dir
+	for args in "commit 123:*a handle goes after -t: perc commit -t 123*" \
+	    "abort 123:*a handle goes after -t: perc abort -t 123*" \
+	    "commit:*which transaction?*" \
+	    "ts -n 0:*-n takes a count*not '0'*" \
+	    "set a x 1 b y 2:*several cells need a transaction*" \
+	    "set a x 1 b:*triples*" \
+	    "run-observer doc ./count.sh:*the command goes after '--'*" \
+	    "scan --bogus:*unknown option '--bogus'*" \
+	    "scan -Q:*unknown option '-Q'*" \
+	    "scan -t:*option '-t' needs a value*" \
+	    "scan extra:*unexpected argument 'extra'*" \
+	    "gc --retain soon:*--retain takes seconds, not 'soon'*" \
+	    "load --batch 0:*--batch takes*not '0'*" \
+	    "-x scan:*unknown option '-x'*" \
+	    "-d:*'-d' needs a directory*"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr perc ${args%%:*}
+		assert_usage_error
+		assert_error_line "${args#*:}"
+	done
+}
+
+@test "a mistyped command: did you mean the nearest one" {
+	for typo in gte:get scna:scan comit:commit begni:begin; do
+		run -2 --separate-stderr perc "${typo%%:*}"
+		assert_error_line "perc: '${typo%%:*}' is not a perc command; did you mean '${typo#*:}'?*"
+	done
+	# Nothing near: no guess.
+	run -2 --separate-stderr perc xyzzy
+	assert_error_line "perc: 'xyzzy' is not a perc command; see 'perc help'"
+}
+
+@test "-dDIR before the command works as -d DIR does" {
+	perc_fresh_dir
+	perc set r c v
+	cd "$BATS_TEST_TMPDIR"
+	PERC_DIR= run -0 perc "-d$PERC_DIR" get r c
+	assert_output v
+	PERC_DIR= run -0 perc get "-d$PERC_DIR" r c
+	assert_output v
+}
+
+@test "set without a value and load say on a terminal that they read it" {
+	command -v script > /dev/null || skip "script(1) is not installed"
+	perc_fresh_dir
+	# script(1) gives perc a terminal; the end of its own standard
+	# input ends perc's.
+	run -0 script -qec "perc set r c" /dev/null < /dev/null
+	assert_output --partial 'perc: reading the value from standard input; end it with Ctrl-D'
+	run -0 script -qec "perc load" /dev/null < /dev/null
+	assert_output --partial 'perc: reading cells'
+	# Not on a pipe: a script's stderr stays clean.
+	run -0 --separate-stderr perc set r c < /dev/null
+	[ -z "$stderr" ]
 }

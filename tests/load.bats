@@ -179,13 +179,13 @@ load_input() {
 	    "--batch=" "--batch +3" "--batch 18446744073709551616" "--batch" \
 	    "extra" "-t 1"; do
 		run -2 --separate-stderr perc load $args < "$IN"
-		assert_error_line 'usage: perc load *'
+		assert_error_line 'perc: *usage: perc load *'
 		assert_output ''
 	done
 	run -0 perc scan
 	assert_output ''
 	run -0 --separate-stderr perc load --help
-	assert_output 'usage: perc load [--batch N]'
+	assert_line --index 0 'usage: perc load [--batch N]'
 }
 
 @test "load outside a data directory: exit 6, nothing created" {
