@@ -85,6 +85,27 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 	return rc;
 }
 
+/*
+ * A notification at ts whose write has neither a lock nor a record:
+ * gc removed the record, a commit at or below its safe point or a
+ * rollback at ts, which it removes from the safe point on (gc.c).  A
+ * write that began at or below the safe point and committed above it
+ * keeps its record, so none missing there can be newer than any
+ * snapshot still open, all of which start at or above the safe point:
+ * every one sees it.  The safe point is read after the record was
+ * looked for, and gc raises it before it removes anything.
+ */
+static int
+settled_by_gc(int *seen, struct store *s, perc_ts ts)
+{
+	perc_ts sp;
+	int rc;
+
+	if ((rc = s->ops->safe_point(s, &sp)) == 0)
+		*seen = ts <= sp;
+	return rc;
+}
+
 int
 store_write_seen(int *seen, struct store *s, perc_bytes row, perc_bytes col,
     perc_ts ts, perc_ts snap)
@@ -106,7 +127,7 @@ store_write_seen(int *seen, struct store *s, perc_bytes row, perc_bytes col,
 	if (rc == 0)
 		*seen = op == OP_ROLLBACK || at <= snap;
 	else if (rc == PERC_ENOTFOUND)
-		rc = 0;
+		rc = settled_by_gc(seen, s, ts);
 done:
 	codec_lock_dispose(&lock);
 	return rc;

@@ -292,8 +292,10 @@ struct store {
 /*
  * Did the write behind a notification at ts land in snapshot snap: is
  * it committed at or below snap, or rolled back?  Not while still
- * locked, nor when it began at or after snap.  Sets *seen; 0 or a
- * failure.  The ack's clearing and an observer's start both ask.
+ * locked, nor when it began at or after snap.  One whose record gc has
+ * removed (ts at or below the safe point, and no lock) is settled, and
+ * seen.  Sets *seen; 0 or a failure.  The ack's clearing and an
+ * observer's start both ask (lib/redis/commit.lua asks the same).
  */
 int  store_write_seen(int *seen, struct store *s, perc_bytes row,
                       perc_bytes col, perc_ts ts, perc_ts snap);

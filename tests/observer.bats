@@ -220,6 +220,58 @@ perc set -t "$PERC_TXN" "$PERC_ROW" n $((n + 1))'
 	[ ! -e "$T_DIR/runs" ]
 }
 
+# The observer of the gc tests: ROW=VALUE its snapshot reads, or
+# ROW=(none: STATUS) when get finds no value, a line in $T_DIR/runs.
+RECORD='v=$(perc get -t "$PERC_TXN" "$PERC_ROW" col) || v="(none: $?)"
+echo "$PERC_ROW=$v" >> "$T_DIR/runs"'
+
+@test "gc before the observers run: every dirty cell runs once, a deletion too, and ends clean" {
+	perc set two col v1
+	perc set two col v2
+	perc set gone col v1
+	perc del gone col
+	run -0 timeout 30 perc gc --retain 0
+	run -0 timeout 30 perc run-observer --once --quiet col -- sh -c "$RECORD"
+	run -0 sort "$T_DIR/runs"
+	assert_output $'gone=(none: 1)\ntwo=v2'
+	run -0 perc scan-notify
+	assert_output ''
+	run -1 perc get gone col
+	rm "$T_DIR/runs"
+	run -0 timeout 30 perc run-observer --once --quiet col -- sh -c "$RECORD"
+	[ ! -e "$T_DIR/runs" ]
+}
+
+@test "gc removed a put and a delete still to be observed; a new write: one run, nothing left dirty" {
+	perc set a col v1
+	perc del a col
+	run -0 timeout 30 perc gc --retain 0
+	perc set a col v2
+	run -0 timeout 30 perc run-observer --once --quiet col -- sh -c "$RECORD"
+	run -0 cat "$T_DIR/runs"
+	assert_output 'a=v2'
+	run -0 perc scan-notify
+	assert_output ''
+}
+
+@test "a notification of a transaction rolled back, then gc: it runs once and the cell is clean" {
+	t=$(perc begin)
+	perc set -t "$t" a col 1
+	perc set -t "$t" b col 2
+	run -137 env PERC_FAILPOINT=after-prewrite perc commit -t "$t"
+	run -0 timeout 30 perc gc --retain 0
+	run -0 perc scan-notify
+	assert_output $'a\tcol\nb\tcol'
+	run -0 timeout 30 perc run-observer --once --quiet col -- sh -c "$RECORD"
+	run -0 sort "$T_DIR/runs"
+	assert_output $'a=(none: 1)\nb=(none: 1)'
+	run -0 perc scan-notify
+	assert_output ''
+	rm "$T_DIR/runs"
+	run -0 timeout 30 perc run-observer --once --quiet col -- sh -c "$RECORD"
+	[ ! -e "$T_DIR/runs" ]
+}
+
 @test "a runner dying in its own commit before the commit point: the cell runs again" {
 	perc set r col v
 	run -137 env PERC_FAILPOINT=after-prewrite perc run-observer --once \

@@ -25,16 +25,18 @@ if KEYS[4] then
 	end
 end
 
--- Did the write behind a notification at ts8 land in snapshot start8?
--- Only notifications below start8 are looked at; newer ones are a
--- later run's business.
+-- Did the write behind a notification at ts8 land in snapshot start8
+-- (store_write_seen)?  Only notifications below start8 are looked at;
+-- newer ones are a later run's business.  One with no record at or
+-- below the bucket's safe point is settled: gc removed its record.
 local function seen(ts8)
 	if lock_start(lock) == ts8 then
 		return false    -- still locked: its fate is open
 	end
 	local f = find_commit(P, ts8)
 	if not f then
-		return false
+		local sp = redis.call('HGET', KEYS[2], 'g')
+		return sp ~= false and le8(ts8, sp)
 	end
 	return f[2] == 'R' or le8(inv8(string.sub(f[1], -8)), start8)
 end
