@@ -241,7 +241,9 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	column.data = argv[optind];
 	column.len = strlen(argv[optind]);
 	r.command = argv + optind + 2;
-	if ((rc = cmd_open_db(ctx)) < 0)
+	/* Checked once here, before the runners fork, for one message. */
+	if ((rc = cmd_open_db(ctx)) < 0 ||
+	    (rc = perc_observer_check(ctx->db, column)) < 0)
 		return cmd_fail(rc);
 	r.dir = realpath(ctx->dir, dir) ? dir : ctx->dir;
 

@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
+#include "escape.h"
 #include "notify.h"
 #include "txn.h"
 
@@ -134,10 +135,42 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 	return rc;
 }
 
+/* A message's list of the observed columns stops at about this long. */
+#define OBSERVED_LIST_MAX 300
+
+/* Refuse a column that is not observed, naming those that are. */
+int
+perc_observer_check(perc_db *db, perc_bytes column)
+{
+	perc_buf list = PERC_BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	if (db_is_observed(db, column))
+		return 0;
+	for (i = 0; i < db->nobserved && rc == 0; i++) {
+		if (list.len > OBSERVED_LIST_MAX) {
+			rc = buf_addf(&list, ", ...");
+			break;
+		}
+		if (i > 0)
+			rc = buf_addf(&list, ", ");
+		if (rc == 0)
+			rc = escape_field(&list, buf_bytes(&db->observed[i]));
+	}
+	if (rc == 0)
+		rc = error_set(PERC_EUSAGE, "column '%s' is not observed; "
+		    "observed: %s (perc init --observe COLUMN adds one)",
+		    error_quote(column), db->nobserved > 0 ? list.data :
+		    "none");
+	perc_buf_dispose(&list);
+	return rc;
+}
+
 /*
  * One pass over the cells of column dirty when it starts.  *ran counts
  * the observer runs.  Returns 0, 1 if an observer failed, or a negative
- * PERC_E* code.  Without obs->once, cells in their failure backoff wait.
+ * PERC_E* code (PERC_EUSAGE: column is not observed).  Without obs->once, cells in their failure backoff wait.
  */
 int
 perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
@@ -150,7 +183,8 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 	int fd = -1, rc, failed = 0;
 
 	*ran = 0;
-	if ((rc = perc_notify_scan(db, &column, collect, &l)) < 0 ||
+	if ((rc = perc_observer_check(db, column)) < 0 ||
+	    (rc = perc_notify_scan(db, &column, collect, &l)) < 0 ||
 	    l.n == 0)
 		goto done;
 	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);

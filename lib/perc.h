@@ -354,6 +354,10 @@ int64_t perc_gc_retain_ms(void);
  *
  * perc_observer_failed counts a failed run on (row, col), sets its
  * backoff, and returns the number of failures so far in *count.
+ *
+ * perc_observer_check is 0 when column is observed, else PERC_EUSAGE
+ * with a message that names the observed columns: no notification ever
+ * comes to a column that is not.
  */
 typedef struct {
 	perc_bytes row;
@@ -368,6 +372,7 @@ int  perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
                          perc_bytes col);
 int  perc_observer_failed(uint32_t *count, perc_db *db, perc_bytes row,
                           perc_bytes col);
+int  perc_observer_check(perc_db *db, perc_bytes column);
 
 /*
  * perc_observer_pass makes one pass over the cells of column dirty when
@@ -380,7 +385,8 @@ int  perc_observer_failed(uint32_t *count, perc_db *db, perc_bytes row,
  * hears of every run.  Without once, cells still in their failure
  * backoff are skipped; a non-zero *stop ends the pass after a run.
  * *ran counts the runs.  Returns 0, 1 when an observer failed, or a
- * negative PERC_E* code.
+ * negative PERC_E* code (PERC_EUSAGE for a column that is not
+ * observed: perc_observer_check).
  */
 typedef struct {
 	perc_bytes  row;

@@ -517,6 +517,23 @@ fewer_outs() {
 	[ ! -e "$T_DIR/missing" ]
 }
 
+@test "a column that is not observed: exit 2 naming the observed ones, with --once and without" {
+	perc init --observe 'other col' "$PERC_DIR"
+	perc set r x v
+	for args in "--once x" "x" "--workers 2 x"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run -2 --separate-stderr timeout 30 perc run-observer $args -- \
+		    sh -c 'echo ran >> "$T_DIR/runs"'
+		assert_error_line "perc: column 'x' is not observed; observed: col, other col (*perc init --observe*"
+		assert_output ''
+	done
+	[ ! -e "$T_DIR/runs" ]
+	perc init "$T_DIR/plain" > /dev/null
+	run -2 --separate-stderr timeout 30 perc -d "$T_DIR/plain" \
+	    run-observer col -- true
+	assert_error_line "*column 'col' is not observed; observed: none*"
+}
+
 @test "run-observer outside a data directory exits 6 with one line" {
 	PERC_DIR="$T_DIR/missing"
 	run -6 --separate-stderr perc run-observer --once col -- true
