@@ -73,9 +73,11 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 2 || argc % 2 != 0 || (handle && at) || (flags && !handle) ||
-	    (at && cmd_parse_ts(&ts, at) < 0))
+	if (argc < 2 || argc % 2 != 0 || (handle && at) || (flags && !handle))
 		return cmd_usage(usage);
+	if (at && cmd_parse_ts(&ts, at) < 0)
+		return cmd_usage_error(usage, "--at takes a timestamp (from "
+		    "perc ts or a commit), not '%s'", at);
 	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
 		goto done;

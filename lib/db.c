@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,6 +631,40 @@ perc_snapshot_ts(perc_ts *out, perc_db *db)
 	    PERC_EIO && errno == ENOSPC)
 		rc = db->store->ops->ts_last(db->store, out, deadline);
 	return rc;
+}
+
+/*
+ * SPEC: a snapshot never changes once read, so a read at a chosen
+ * timestamp (--at) must name one the oracle has handed out already:
+ * then every commit still to come takes a timestamp above it, and one
+ * that took a timestamp at or below it holds its locks, which a reader
+ * waits for.  The last one handed out answers cheaply (ts_last may be
+ * above the exact one, but the oracle never hands out what lies below
+ * it); above it a fresh timestamp decides, since it is above all of
+ * them, and once taken it fixes every snapshot up to it.  PERC_EUSAGE
+ * for a timestamp above even that.
+ */
+int
+db_check_at(perc_db *db, perc_ts at)
+{
+	perc_ts newest;
+	int rc;
+
+	if (at <= db->ts_settled || at <= db->ts_high)
+		return 0;
+	if ((rc = db->store->ops->ts_last(db->store, &newest,
+	    clock_deadline(db->timeout_ms))) < 0)
+		return rc;
+	if (at > newest && (rc = perc_snapshot_ts(&newest, db)) < 0)
+		return rc;
+	if (newest > db->ts_settled)
+		db->ts_settled = newest;
+	if (at > newest)
+		return error_set(PERC_EUSAGE, "timestamp %" PRIu64 " has not "
+		    "been handed out yet (the newest is %" PRIu64 "), and a "
+		    "snapshot there could still change; read at a timestamp "
+		    "that 'perc ts' or a commit printed", at, newest);
+	return 0;
 }
 
 void

@@ -22,6 +22,8 @@ struct perc_db {
 	size_t       gc_uncounted; /* commits not yet in DIR/gc.count */
 	int64_t      gc_counted_ms; /* when they were last counted */
 	perc_ts      ts_high;      /* the newest timestamp we were handed */
+	perc_ts      ts_settled;   /* known handed out, by anyone: no
+	                              commit to come is at or below it */
 	int          open_unpublished; /* began transactions the store
 	                              has not heard are over (gc.h) */
 	int64_t      open_published_ms;
@@ -37,6 +39,8 @@ int db_acquire(perc_db *db, int64_t deadline_ms);
 /* A transaction's start timestamp (store.h's ts_begin). */
 int db_begin_ts(perc_ts *out, perc_db *db);
 void db_release(perc_db *db);
+/* PERC_EUSAGE unless a snapshot at at can no longer change. */
+int db_check_at(perc_db *db, perc_ts at);
 /* Tell perc_db_progress's listener how many of counted so far. */
 void db_progress(perc_db *db, const char *counted, uint64_t n);
 #endif

@@ -244,7 +244,8 @@ int  perc_load(perc_db *db, FILE *in, const perc_load_options *opts);
  * Snapshot read outside a transaction; at == 0 means the newest
  * snapshot, as perc_snapshot_ts gives.
  * PERC_ENOTFOUND when there is no value, PERC_ETIMEOUT when a live lock
- * below the snapshot did not go away in time.
+ * below the snapshot did not go away in time, PERC_EUSAGE when at is
+ * above every timestamp handed out (a snapshot there could change).
  */
 int  perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at,
                        perc_bytes row, perc_bytes col);
@@ -265,6 +266,8 @@ typedef struct {
  * NULL.  perc_iter_next yields one cell at a time; the bytes it points
  * to are valid until the next call.  It returns PERC_ITEROVER at the
  * end, or a negative PERC_E* code (PERC_ETIMEOUT on a live lock).
+ * An opts->at above every timestamp handed out is PERC_EUSAGE, as for
+ * perc_snapshot_get.
  */
 int  perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
                     const perc_scan_options *opts);

@@ -86,6 +86,8 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 		rc = txn_writes(txn);
 	} else if ((it->ts = opts->at) == 0) {
 		rc = perc_snapshot_ts(&it->ts, db);
+	} else {
+		rc = db_check_at(db, it->ts);
 	}
 	if (rc == 0)
 		rc = buf_addb(&it->prefix, opts->prefix);

@@ -217,6 +217,8 @@ perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
 		db_release(db);
 		return rc;
 	}
+	if (!fresh && (rc = db_check_at(db, at)) < 0)
+		return rc;
 	/*
 	 * A fresh snapshot is above gc's safe point, unless a gc that
 	 * keeps nothing (--retain 0) passed it meanwhile: take a newer.

@@ -163,6 +163,35 @@ put_with() {
 	assert_output v3
 }
 
+@test "get --at a timestamp not yet handed out is exit 2: a snapshot never changes once read" {
+	perc set k c v1
+	newest=$(perc ts)
+	future=$((newest * 2))
+	run -2 --separate-stderr perc get --at "$future" k c
+	assert_usage_error
+	assert_error_line "*$future*not been handed out*"
+	run -2 --separate-stderr perc get --at "$future" k c k c
+	assert_usage_error
+	# Just past the newest: the read takes a timestamp first, at or
+	# above it, so the commits to come all land above it.
+	run -0 perc get --at $((newest + 1)) k c
+	assert_output v1
+	perc set k c v2
+	run -0 perc get --at $((newest + 1)) k c
+	assert_output v1
+	run -2 --separate-stderr perc get --at "$future" k c
+	assert_usage_error
+	run -0 perc get --at "$(perc ts)" k c
+	assert_output v2
+}
+
+@test "get --at 0 is a usage error that says why" {
+	perc set k c v
+	run -2 --separate-stderr perc get --at 0 k c
+	assert_usage_error
+	assert_error_line "*--at takes a timestamp*'0'*"
+}
+
 @test "get --at: a delete hides the value from its commit on (PEERS 2)" {
 	put k c old; c1=$COMMIT
 	t=$(perc begin)

@@ -337,3 +337,19 @@ setup() {
 	assert_error_line
 	assert_output ''
 }
+
+@test "scan --at a timestamp not yet handed out is exit 2, and --at 0 says why" {
+	perc set k c v1
+	newest=$(perc ts)
+	run -2 --separate-stderr perc scan --at $((newest * 2))
+	assert_usage_error
+	assert_error_line "*not been handed out*"
+	run -0 perc scan --at $((newest + 1))
+	assert_output "$(printf 'k\tc\tv1')"
+	perc set k c v2
+	run -0 perc scan --at $((newest + 1))
+	assert_output "$(printf 'k\tc\tv1')"
+	run -2 --separate-stderr perc scan --at 0
+	assert_usage_error
+	assert_error_line "*--at takes a timestamp*'0'*"
+}
