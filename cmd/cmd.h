@@ -61,6 +61,8 @@ int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
 int  cmd_fail(int rc);
 int  cmd_open_db(struct perc_ctx *ctx);
 int  cmd_parse_ts(perc_ts *out, const char *arg);
+int  cmd_check_operands(const char *usage, int argc, char **argv,
+                        int value_every);
 int  cmd_parse_seconds(int64_t *out_ms, const char *arg);
 void cmd_gc_auto(struct perc_ctx *ctx);  /* cmd/gc.c */
 int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,

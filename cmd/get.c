@@ -71,6 +71,8 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 			return cmd_bad_option(usage, ch, argv);
 		}
 	}
+	if (cmd_check_operands(usage, argc, argv, 0) != 0)
+		return 2;
 	argc -= optind;
 	argv += optind;
 	if (argc < 2 || argc % 2 != 0 || (handle && at) || (flags && !handle))

@@ -42,6 +42,8 @@ cmd_set(int argc, char **argv, struct perc_ctx *ctx)
 			return cmd_bad_option(usage, ch, argv);
 		}
 	}
+	if (cmd_check_operands(usage, argc, argv, 3) != 0)
+		return 2;
 	argc -= optind;
 	argv += optind;
 	/* One cell (VALUE from stdin when left out), or -t and triples. */

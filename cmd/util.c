@@ -108,6 +108,33 @@ cmd_parse_ts(perc_ts *out, const char *arg)
 }
 
 /*
+ * perc(1)'s rule for the words after the options: the first operand
+ * ends them, and a ROW or COLUMN that begins with '-' must come after
+ * "--", so that an option put after the cell (get r c -t TXN) is
+ * refused, never taken for another cell.  argv[optind..argc) are the
+ * operands; with value_every 3, every third one is a VALUE, which may
+ * begin with '-' (set r c -30).  0, or 2 after saying why.
+ */
+int
+cmd_check_operands(const char *usage, int argc, char **argv, int value_every)
+{
+	int i;
+
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+		return 0;
+	for (i = optind; i < argc; i++) {
+		if (argv[i][0] != '-' || argv[i][1] == '\0' ||
+		    (value_every > 0 && (i - optind) % value_every ==
+		    value_every - 1))
+			continue;
+		return cmd_usage_error(usage, "'%s' after an operand: options "
+		    "go before ROW and COLUMN, and a ROW or COLUMN that begins "
+		    "with '-' needs -- before the operands", argv[i]);
+	}
+	return 0;
+}
+
+/*
  * An argv word as bytes: as it is, or decoded from the escaped form
  * (-e) into store, which then owns the bytes *out points to.
  */

@@ -226,6 +226,37 @@ load helpers
 	assert_output --help
 }
 
+@test "an option after an operand is refused, never taken for another cell" {
+	perc_fresh_dir
+	perc set alice balance 5
+	t=$(perc begin)
+	perc set -t "$t" alice balance 6
+	for args in "get alice balance -t $t" "get alice balance --at 1" \
+	    "get alice balance -d ." "get alice balance -e" \
+	    "get alice -t $t" "get alice -- balance" \
+	    "set alice balance 7 -t $t" "set -t $t alice balance 7 -t x y" \
+	    "set alice -t" "del alice balance -t $t" "del alice -x" \
+	    "show alice -e" "show alice --bogus"; do
+		# shellcheck disable=SC2086 # the words of the command
+		run -2 --separate-stderr perc $args
+		assert_usage_error
+	done
+	run -2 --separate-stderr perc get alice balance -t "$t"
+	assert_error_line "*'-t' after an operand*"
+	# Nothing was read as a row named -t, nothing written.
+	run -0 perc get -t "$t" alice balance
+	assert_output 6
+	run -0 perc commit -t "$t"
+	run -0 perc scan
+	assert_output "$(printf 'alice\tbalance\t6')"
+	# After --, a ROW or COLUMN may begin with '-' wherever it stands.
+	run -0 perc set -- alice -t v
+	run -0 perc get -- alice balance alice -t
+	assert_output "$(printf '6\nv')"
+	run -0 perc del -- alice -t
+	run -1 perc get -- alice -t
+}
+
 @test "a bad option is a usage error: exit 2, one line on stderr" {
 	perc_fresh_dir
 	for c in $COMMANDS; do
