@@ -34,7 +34,7 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o lib/owner.o \
 	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
 	lib/redis_gc.o lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o \
-	lib/scan.o lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
+	lib/request.o lib/scan.o lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
@@ -204,7 +204,7 @@ check-asan:
 # that corpus, where every later run replays it first.  The last line
 # says "fuzz: N passed, 0 failed; N crashes", a target a pass.
 FUZZ_SECONDS = 30
-FUZZERS = key records journal escape files cli
+FUZZERS = key records journal escape files cli request
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz:
 	rm -rf build-fuzz && mkdir build-fuzz

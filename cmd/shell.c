@@ -4,7 +4,8 @@
  * whole transactions through one perc process.
  *
  * A request is words separated by spaces, each in the escaped TSV form
- * (a space inside a word is \x20).  The answer is "ok", "ok RESULT"
+ * (a space inside a word is \x20, \e the empty word), which
+ * lib/request.c parses; this file runs it.  The answer is "ok", "ok RESULT"
  * (RESULT escaped), "none" when get finds no value, or "err N MESSAGE"
  * with N the exit status the command would have had.  scan alone
  * answers in many lines: "cell ROW<TAB>COLUMN<TAB>VALUE" for each cell,
@@ -21,31 +22,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "request.h"
 
 static const char usage[] = "usage: perc shell";
-
-#define MAX_WORDS 8
-
-/* The options of a request, as bits: which ones it has, or takes. */
-enum {
-	O_TXN    = 0x01,        /* -t TXN */
-	O_AT     = 0x02,        /* --at TS */
-	O_LOCK   = 0x04,        /* --lock */
-	O_PREFIX = 0x08,        /* --prefix P */
-	O_COLUMN = 0x10         /* --column C */
-};
-
-struct request {
-	perc_buf    words[MAX_WORDS];
-	size_t      n;
-	unsigned    given;      /* the O_* options it has */
-	const char *txn;        /* -t */
-	perc_ts     at;         /* --at */
-	perc_bytes  prefix;     /* --prefix */
-	perc_bytes  column;     /* --column */
-	perc_bytes  arg[3];     /* the operands */
-	size_t      nargs;
-};
 
 static void
 answer(const char *status, perc_bytes result)
@@ -79,85 +58,9 @@ answer_rc(int rc)
 {
 	if (rc == PERC_ENOTFOUND)
 		fputs("none\n", stdout);
-	else if (rc == PERC_EUSAGE)
-		fputs("err 2 cannot understand the request; see "
-		    "perc-shell(1)\n", stdout);
 	else
 		printf("err %d %s\n", -rc, perc_errmsg());
 	fflush(stdout);
-}
-
-/* Whether word w is name, all of it: a NUL byte in w ends no match. */
-static int
-is_word(const perc_buf *w, const char *name)
-{
-	return w->len == strlen(name) && memcmp(w->data, name, w->len) == 0;
-}
-
-/*
- * If words[*i] is the option name and a value follows it, step *i onto
- * the value, point *val at it and return 1; else 0.
- */
-static int
-option(perc_bytes *val, const struct request *r, size_t *i,
-    const char *name)
-{
-	const perc_buf *w;
-
-	if (!is_word(&r->words[*i], name) || *i + 1 == r->n)
-		return 0;
-	w = &r->words[++*i];
-	*val = (perc_bytes){ w->data, w->len };
-	return 1;
-}
-
-/* Split line into unescaped words and sort out options from operands. */
-static int
-parse(struct request *r, char *line)
-{
-	char *word, *save = NULL;
-	perc_bytes v;
-	size_t i;
-
-	for (r->n = 0, word = strtok_r(line, " ", &save); word != NULL;
-	    word = strtok_r(NULL, " ", &save)) {
-		if (r->n == MAX_WORDS)
-			return PERC_EUSAGE;
-		r->words[r->n].len = 0;
-		if (perc_unescape(&r->words[r->n], word, strlen(word)) < 0)
-			return PERC_EUSAGE;
-		r->n++;
-	}
-	r->given = 0;
-	r->nargs = 0;
-	for (i = 1; i < r->n; i++) {
-		/* A handle or a timestamp is a C string: no NUL in it. */
-		if (option(&v, r, &i, "-t")) {
-			r->given |= O_TXN;
-			r->txn = v.data;
-			if (strlen(r->txn) != v.len)
-				return PERC_EUSAGE;
-		} else if (option(&v, r, &i, "--at")) {
-			r->given |= O_AT;
-			if (strlen(v.data) != v.len ||
-			    cmd_parse_ts(&r->at, v.data) < 0)
-				return PERC_EUSAGE;
-		} else if (option(&v, r, &i, "--prefix")) {
-			r->given |= O_PREFIX;
-			r->prefix = v;
-		} else if (option(&v, r, &i, "--column")) {
-			r->given |= O_COLUMN;
-			r->column = v;
-		} else if (is_word(&r->words[i], "--lock")) {
-			r->given |= O_LOCK;
-		} else if (is_word(&r->words[i], "--") || r->nargs == 3) {
-			return PERC_EUSAGE;
-		} else {
-			r->arg[r->nargs++] = (perc_bytes){ r->words[i].data,
-			    r->words[i].len };
-		}
-	}
-	return r->n > 0 ? 0 : PERC_EUSAGE;
 }
 
 /*
@@ -200,13 +103,11 @@ run_get(struct session *s, perc_txn *txn, const struct request *r)
 	perc_buf val = PERC_BUF_INIT;
 	int rc;
 
-	if ((r->given & O_LOCK) && txn == NULL)
-		return PERC_EUSAGE;
 	if (txn != NULL)
 		rc = perc_txn_get(&val, txn, r->arg[0], r->arg[1],
-		    (r->given & O_LOCK) ? PERC_GET_LOCK : 0);
+		    (r->given & REQ_LOCK) ? PERC_GET_LOCK : 0);
 	else
-		rc = perc_snapshot_get(&val, s->db, (r->given & O_AT) ? r->at : 0,
+		rc = perc_snapshot_get(&val, s->db, (r->given & REQ_AT) ? r->at : 0,
 		    r->arg[0], r->arg[1]);
 	if (rc == 0)
 		answer("ok", (perc_bytes){ val.data ? val.data : "", val.len });
@@ -260,11 +161,11 @@ run_scan(struct session *s, perc_txn *txn, const struct request *r)
 	unsigned long long n = 0;
 	int rc;
 
-	if (r->given & O_AT)
+	if (r->given & REQ_AT)
 		opts.at = r->at;
-	if (r->given & O_PREFIX)
+	if (r->given & REQ_PREFIX)
 		opts.prefix = r->prefix;
-	if (r->given & O_COLUMN)
+	if (r->given & REQ_COLUMN)
 		opts.column = r->column;
 	if ((rc = perc_iter_scan(&it, s->db, txn, &opts)) == 0) {
 		while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
@@ -338,47 +239,34 @@ run_ts(struct session *s, perc_txn *txn, const struct request *r)
 	return rc;
 }
 
-/* The requests, with the options each takes and its operand count. */
-static const struct verb {
-	const char *name;
-	unsigned    takes;      /* the O_* options it takes ... */
-	unsigned    needs;      /* ... and of those, the ones it needs */
-	size_t      nargs;      /* its operands */
-	int       (*fn)(struct session *s, perc_txn *txn, const struct request *r);
-} verbs[] = {
-	{ "abort",  O_TXN, O_TXN, 0, run_abort },
-	{ "begin",  0, 0, 0, run_begin },
-	{ "commit", O_TXN, O_TXN, 0, run_commit },
-	{ "del",    O_TXN, 0, 2, run_del },
-	{ "get",    O_TXN | O_AT | O_LOCK, 0, 2, run_get },
-	{ "scan",   O_TXN | O_AT | O_PREFIX | O_COLUMN, 0, 0, run_scan },
-	{ "set",    O_TXN, 0, 3, run_set },
-	{ "ts",     0, 0, 0, run_ts },
+/* What runs each request, by its verb (request.h). */
+static int (*const runs[])(struct session *s, perc_txn *txn,
+    const struct request *r) = {
+	[REQ_ABORT]  = run_abort,
+	[REQ_BEGIN]  = run_begin,
+	[REQ_COMMIT] = run_commit,
+	[REQ_DEL]    = run_del,
+	[REQ_GET]    = run_get,
+	[REQ_SCAN]   = run_scan,
+	[REQ_SET]    = run_set,
+	[REQ_TS]     = run_ts,
 };
 
 /*
  * Run one request; each run_* answers success itself, and run returns
- * a failure code.  A usage error is found before the transaction is
- * opened, so it is exit 2 whatever the handle, as for perc's commands.
- * A handle this shell began is one of its own; any other is opened
- * from its journal, as perc's commands do.
+ * a failure code.  A usage error was found by request_parse, before
+ * the transaction is opened, so it is exit 2 whatever the handle, as
+ * for perc's commands.  A handle this shell began is one of its own;
+ * any other is opened from its journal, as perc's commands do.
  */
 static int
 run(struct session *s, const struct request *r)
 {
-	const struct verb *v = NULL;
 	perc_txn *txn = NULL;
-	size_t i, own = s->n;
+	size_t own = s->n;
 	int rc;
 
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]) && !v; i++)
-		if (is_word(&r->words[0], verbs[i].name))
-			v = &verbs[i];
-	if (v == NULL || (r->given & ~v->takes) ||
-	    (r->given & v->needs) != v->needs || r->nargs != v->nargs ||
-	    ((r->given & O_TXN) && (r->given & O_AT)))
-		return PERC_EUSAGE;
-	if (r->given & O_TXN) {
+	if (r->given & REQ_TXN) {
 		for (own = 0; own < s->n && strcmp(perc_txn_handle(
 		    s->txns[own]), r->txn) != 0; own++)
 			;
@@ -387,10 +275,11 @@ run(struct session *s, const struct request *r)
 		else if ((rc = perc_txn_open(&txn, s->db, r->txn)) < 0)
 			return rc;
 	}
-	rc = v->fn(s, txn, r);
+	rc = runs[r->verb](s, txn, r);
 	if (own == s->n)
 		perc_txn_free(txn);
-	else if ((v->needs & O_TXN) && rc != PERC_ETIMEOUT && rc != PERC_EIO)
+	else if ((r->verb == REQ_COMMIT || r->verb == REQ_ABORT) &&
+	    rc != PERC_ETIMEOUT && rc != PERC_EIO)
 		session_drop(s, own);   /* committed or aborted: finished */
 	return rc;
 }
@@ -472,7 +361,6 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 	struct request r;
 	struct input in = { NULL, 0, 0, 0 };
 	char *line;
-	size_t i;
 	ssize_t len;
 	int ch, rc;
 
@@ -492,14 +380,15 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_usage(usage);
 	if ((rc = cmd_open_db(ctx)) < 0)
 		return cmd_fail(rc);
-	memset(&r, 0, sizeof(r));
+	request_init(&r);
 	sess.db = ctx->db;
 	while ((len = next_request(&line, &in, ctx->db)) >= 0) {
 		if (len == 0)
 			continue;
 		/* Busy: the store stays open from request to request. */
 		perc_db_keep(ctx->db);
-		if ((rc = parse(&r, line)) < 0 || (rc = run(&sess, &r)) < 0)
+		if ((rc = request_parse(&r, line, (size_t)len)) < 0 ||
+		    (rc = run(&sess, &r)) < 0)
 			answer_rc(rc);
 		if (perc_gc_due(ctx->db))
 			cmd_gc_auto(ctx);
@@ -508,8 +397,7 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		session_drop(&sess, sess.n - 1);
 	free(sess.txns);
 	perc_db_release(ctx->db);
-	for (i = 0; i < MAX_WORDS; i++)
-		perc_buf_dispose(&r.words[i]);
+	request_dispose(&r);
 	free(in.buf);
 	return 0;
 }

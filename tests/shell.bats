@@ -198,7 +198,7 @@ unescape() {
 	shell "scan extra" "scan -t $t --at 5" "scan -t 999999 --at 5" \
 	    "scan --at x" "scan --at 0" "scan --at 5\\x00" "scan --bogus" \
 	    "scan -e" "scan --lock" "scan --prefix" "scan --column" "scan -t" \
-	    "scan --Prefix a" "scan --prefix\\x00 a" "scan -t $t --" ts
+	    "scan --Prefix a" "scan --prefix\\x00 a" "scan -- -t $t" ts
 	[ "$(wc -l < "$OUT")" -eq 16 ] || fail "$(cat "$OUT")"
 	run grep -vc '^err 2 [a-z]' "$OUT"
 	assert_output 1
@@ -381,4 +381,116 @@ ask() {
 	assert_output old-a
 	PERC_LOCK_TIMEOUT=1 run -0 perc get b col
 	assert_output old-b
+}
+
+@test "a raw NUL byte makes the request err 2, never a shorter word, and writes nothing" {
+	printf 'set k c ab\0cd\nset k\0x c v\nget -t 1\0 k c\nts\n' |
+	    perc shell > "$OUT"
+	run grep -c '^err 2 .*NUL' "$OUT"
+	assert_output 3
+	[[ $(tail -n 1 "$OUT") =~ ^ok\ [0-9]+$ ]]
+	run -1 perc get k c
+	run -0 perc scan
+	assert_output ''
+	# Written as \x00, it is a byte like any other.
+	shell 'set k c ab\x00cd' 'get k c'
+	run cat "$OUT"
+	assert_output $'ok\nok ab\\x00cd'
+}
+
+@test "-- ends the options, so a ROW or COLUMN may begin with '-'" {
+	t=$(perc begin)
+	shell 'set -- -t c v' 'set -- --lock -c w' 'get -- -t c' \
+	    "set -t $t -- -x c new" "get -t $t -- -x c" "commit -t $t" \
+	    'scan -- x' 'get -- -t'
+	sed -i -E '6s/^ok [0-9]+$/ok TS/' "$OUT"
+	run sed -n '1,6p' "$OUT"
+	assert_output $'ok\nok\nok v\nok\nok new\nok TS'
+	run sed -n '7,$p' "$OUT"
+	assert_line --index 0 --regexp "^err 2 word 3, 'x': "
+	assert_line --index 1 --regexp '^err 2 get needs more operands'
+	run -0 perc get -- -t c
+	assert_output v
+	run -0 perc get -- --lock -c
+	assert_output w
+	run -0 perc get -- -x c
+	assert_output new
+}
+
+@test "a word written with an escape is never an option" {
+	shell 'set \x2dt c v' 'set \x2d\x2dlock \x2dt --x' \
+	    'get \x2dt c' 'get \x2d\x2dlock \x2dt'
+	run cat "$OUT"
+	assert_output $'ok\nok\nok v\nok --x'
+	t=$(perc begin)
+	shell "set -t $t \\x2dt c w" "get -t $t \\x2dt c" "commit -t $t" \
+	    'get \x2dt c'
+	sed -i -E '3s/^ok [0-9]+$/ok TS/' "$OUT"
+	run cat "$OUT"
+	assert_output $'ok\nok w\nok TS\nok w'
+	run -0 perc get -- --lock -t
+	assert_output --x
+	run -0 perc scan
+	assert_output "$(printf -- '--lock\t-t\t--x\n-t\tc\tw')"
+}
+
+@test "an option after an operand is err 2 naming it; a VALUE may begin with '-'" {
+	t=$(perc begin)
+	shell "get k c -t $t" "set k -t $t v" "del k c --at 5" "set k c v -t $t" \
+	    'set k c -5' 'get k c' "set -t $t k c --lock" "get -t $t k c"
+	run sed -n '1,4p' "$OUT"
+	assert_line --index 0 --regexp "^err 2 word 4, '-t': an option after"
+	assert_line --index 1 --regexp "^err 2 word 3, '-t': an option after"
+	assert_line --index 2 --regexp "^err 2 word 4, '--at': an option after"
+	assert_line --index 3 --regexp "^err 2 word 5, '-t': an option after"
+	run sed -n '5,$p' "$OUT"
+	assert_output $'ok\nok -5\nok\nok --lock'
+}
+
+@test "\\e is the empty word: an empty ROW, COLUMN and VALUE can be written and read" {
+	shell 'set \e \e \e' 'get \e \e' 'set \e c x' 'set r \e y' 'get r \e' \
+	    'scan --prefix \e --column \e' 'del \e \e' 'get \e \e'
+	run cat "$OUT"
+	assert_output $'ok\nok \nok\nok\nok y\ncell \t\t\ncell r\t\ty\nok 2\nok\nnone'
+	run -0 perc scan
+	assert_output "$(printf '\tc\tx\nr\t\ty')"
+	run -0 perc get r ''
+	assert_output y
+}
+
+@test "\\e stands for nothing inside a word: err 2 naming it; ESC is \\x1b" {
+	shell 'set a\eb c v' 'set k \e\e v' 'set k c x\e' 'set k c \x1b' \
+	    'get k c' 'set k c \\e' 'get k c'
+	run sed -n '1,3p' "$OUT"
+	assert_line --index 0 --regexp "^err 2 word 2, 'a\\\\eb': "
+	assert_line --index 1 --regexp "^err 2 word 3, '\\\\e\\\\e': "
+	assert_line --index 2 --regexp "^err 2 word 4, 'x\\\\e': "
+	run sed -n '4,$p' "$OUT"
+	assert_output $'ok\nok \\x1b\nok\nok \\\\e'
+	run -0 perc scan
+	assert_output "$(printf 'k\tc\t\\\\e')"
+}
+
+@test "a usage error says which word was wrong" {
+	shell 'frob a' 'get --bogus a b' 'get a b c' 'get --at x a b' 'set a\q b c'
+	run cat "$OUT"
+	assert_line --index 0 --regexp "^err 2 word 1, 'frob': "
+	assert_line --index 1 --regexp "^err 2 word 2, '--bogus': "
+	assert_line --index 2 --regexp "^err 2 word 4, 'c': "
+	assert_line --index 3 --regexp "^err 2 word 3, 'x': "
+	assert_line --index 4 --regexp "^err 2 word 2, 'a\\\\q': "
+}
+
+@test "get and scan --at a timestamp not yet handed out are err 2" {
+	perc set k c v1
+	future=$(($(perc ts) * 2))
+	shell "get --at $future k c" "scan --at $future" 'set k c v2' \
+	    "get --at $future k c" "scan --at $future"
+	run cat "$OUT"
+	assert_line --index 0 --regexp '^err 2 .*not been handed out'
+	assert_line --index 1 --regexp '^err 2 .*not been handed out'
+	assert_line --index 2 ok
+	assert_line --index 3 --regexp '^err 2 .*not been handed out'
+	assert_line --index 4 --regexp '^err 2 .*not been handed out'
+	[ "$(wc -l < "$OUT")" -eq 5 ]
 }
