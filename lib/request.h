@@ -58,8 +58,7 @@ void request_dispose(struct request *r);
  * with a message that names the word at fault: a raw NUL byte, a bad
  * escape, \e anywhere but as a whole word, an unknown verb or option, an
  * option the verb does not take or that stands after an operand, a
- * missing or extra operand.  A line of spaces only is PERC_EUSAGE too,
- * with no message; the shell skips it.
+ * missing or extra operand, a line of spaces only.
  */
 int request_parse(struct request *r, const char *line, size_t len);
 #endif
