@@ -10,9 +10,11 @@ readme_block() {
 	sed -n "/$1/,/$2/p" "$PERC_SRC/README" | sed 's/^    //'
 }
 
-# The same from a man page's source, its escapes undone.
+# The same from a man page's source, its first such block only, its
+# escapes undone.
 man_block() {
-	sed -n "/$2/,/$3/p" "$PERC_SRC/man/$1" | sed 's/\\-/-/g; s/\\e/\\/g'
+	sed -n "/$2/,/$3/{p;/$3/q}" "$PERC_SRC/man/$1" |
+	    sed 's/\\-/-/g; s/\\e/\\/g'
 }
 
 # Run a transfer example: it defines transfer() and calls it.
@@ -62,4 +64,12 @@ run_transfer() {
 	grep -q 'cmd/perc.bash-completion' "$PERC_SRC/README"
 	grep -q 'share/bash-completion/completions' "$PERC_SRC/README"
 	[ -f "$PERC_SRC/cmd/perc.bash-completion" ]
+}
+
+@test "perc-shell(1)'s transfer runs as written and reads answers whole" {
+	code=$(man_block perc-shell.1 '^coproc P { perc shell; }' '^done')
+	[ -n "$code" ]
+	# Each answer is read whole: a value's spaces are its own.
+	grep -q 'IFS= read -r res' <<<"$code"
+	run_transfer "$code"
 }
