@@ -1,10 +1,13 @@
 /* lib/clock.c - time, deadlines and the bounded waits built on them */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <time.h>
 
+#include "buf.h"
 #include "clock.h"
+#include "error.h"
 
 int64_t
 clock_mono_ms(void)
@@ -40,22 +43,62 @@ clock_deadline(int64_t timeout_ms)
 }
 
 /*
+ * A number from the environment, decimal digits with a fraction if
+ * any, at most 1e9: 1 with *out, 0 when name is unset or empty, -1
+ * when it holds anything else.
+ */
+static int
+env_number(double *out, const char *name)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	if (s[strspn(s, "0123456789.")] != '\0')
+		return -1;
+	*out = strtod(s, &end);
+	return *end != '\0' || *out > 1e9 ? -1 : 1;
+}
+
+/*
  * A duration in seconds from the environment (fractions allowed), in
- * milliseconds; dflt when unset or not a number that makes sense.
+ * milliseconds; dflt when unset, or not a number (which clock_env_check
+ * has refused already).
  */
 int64_t
 clock_env_ms(const char *name, int64_t dflt)
 {
-	const char *s = getenv(name);
-	char *end;
 	double v;
 
-	if (s == NULL || *s == '\0')
-		return dflt;
-	v = strtod(s, &end);
-	if (*end != '\0' || !(v >= 0) || v > 1e9)
-		return dflt;
-	return (int64_t)(v * 1000);
+	return env_number(&v, name) == 1 ? (int64_t)(v * 1000) : dflt;
+}
+
+/*
+ * Every numeric variable perc reads, with what its number counts: a
+ * typo must not quietly fall back to the default (a PERC_LOCK_TIMEOUT
+ * of "1o" would wait ten seconds, a PERC_GC_AUTO of "off" would gc).
+ */
+int
+clock_env_check(void)
+{
+	static const char *const vars[][2] = {
+		{ "PERC_GC_AUTO", "a number of commits" },
+		{ "PERC_GC_RETAIN", "a number of seconds" },
+		{ "PERC_LOCK_TIMEOUT", "a number of seconds" },
+		{ "PERC_LOCK_TTL", "a number of seconds" },
+	};
+	size_t i;
+	double v;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (env_number(&v, vars[i][0]) < 0)
+			return error_set(PERC_EUSAGE, "%s='%s' is not %s from "
+			    "0 to 1e9; set it to one, or unset it for the "
+			    "default (see perc(1))", vars[i][0],
+			    error_quote(bytes_str(getenv(vars[i][0]))),
+			    vars[i][1]);
+	return 0;
 }
 
 int

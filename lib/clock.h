@@ -11,6 +11,9 @@ int64_t clock_coarse_ms(void);
 int64_t clock_wall_ms(void);
 int64_t clock_deadline(int64_t timeout_ms);
 int64_t clock_env_ms(const char *name, int64_t dflt);
+/* PERC_EUSAGE, naming it, when a numeric PERC_ variable is not a number
+   (perc_db_open and init ask first); add each new one to its list. */
+int clock_env_check(void);
 
 /*
  * Backoff for a bounded wait: sleep about *delay_us (doubling it up to

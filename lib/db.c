@@ -44,11 +44,22 @@ dir_path(char *out, size_t size, const char *dir, const char *name)
 	snprintf(out, size, "%s/%s", dir, name);
 }
 
+/*
+ * Whoever gets here may have forgotten to say which directory: the
+ * message names both ways of saying it, and what path is instead.
+ */
 static int
 not_a_db(const char *path)
 {
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return error_set(PERC_ENOTDB, "'%s' is a file, not a perc "
+		    "data directory; name the directory with -d DIR or "
+		    "PERC_DIR", path);
 	return error_set(PERC_ENOTDB, "'%s' is not a perc data directory; "
-	    "create one with 'perc init %s'", path, path);
+	    "name yours with -d DIR or PERC_DIR, or create one with "
+	    "'perc init %s'", path, path);
 }
 
 static void
@@ -362,7 +373,8 @@ perc_db_init_store(const char *path, const char *store_url,
 	size_t ncols = 0;
 	int fd, rc, changed;
 
-	if (store_url != NULL && (rc = check_store_url(store_url)) < 0)
+	if ((rc = clock_env_check()) < 0 ||
+	    (store_url != NULL && (rc = check_store_url(store_url)) < 0))
 		return rc;
 	dir_path(sub, sizeof(sub), path, "config");
 	if (access(sub, F_OK) == 0)
@@ -420,6 +432,8 @@ perc_db_open(perc_db **out, const char *path)
 	int rc;
 
 	*out = NULL;
+	if ((rc = clock_env_check()) < 0)
+		return rc;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return not_a_db(path);
 	if ((db = calloc(1, sizeof(*db))) == NULL ||

@@ -89,6 +89,10 @@ disk_write_error(const char *path, const char *what)
 		snprintf(doing, sizeof(doing), "%s '%s'", what, path);
 		return disk_full_error(path, doing);
 	}
+	if (err == EROFS || err == EACCES || err == EPERM)
+		return error_set(PERC_EIO, "%s '%s': %s; the data directory is "
+		    "read-only to this process: run this where perc may "
+		    "write it", what, path, strerror(err));
 	return error_set(PERC_EIO, "%s '%s': %s; check that the data "
 	    "directory is writable", what, path, strerror(err ? err : EIO));
 }

@@ -17,7 +17,8 @@ int disk_full_error(const char *path, const char *what);
 
 /*
  * PERC_EIO for a failed write of path, by errno: the full disk message,
- * or "WHAT 'PATH': strerror".
+ * or "WHAT 'PATH': strerror" and, when the directory is read-only to
+ * us (EROFS, EACCES, EPERM), that it is, as perc(1) promises.
  */
 int disk_write_error(const char *path, const char *what);
 

@@ -179,7 +179,9 @@ journal_open(struct journal *j, const char *dir, const char *handle)
 	return 0;
 unknown:
 	return error_set(PERC_ENOTXN, "transaction '%.40s' is unknown or "
-	    "already finished; start another with 'perc begin'", handle);
+	    "already finished in '%s' (begun in another data directory? "
+	    "check -d and PERC_DIR); start another with 'perc begin'",
+	    handle, dir);
 }
 
 void

@@ -188,7 +188,10 @@ open_lockfile(const char *dir, int flags)
 	int fd;
 
 	oracle_path(path, sizeof(path), dir, "oracle.lock");
-	if ((fd = open(path, flags | O_CLOEXEC)) < 0)
+	if ((fd = open(path, flags | O_CLOEXEC)) < 0 && errno != ENOENT &&
+	    (flags & O_ACCMODE) != O_RDONLY)
+		return disk_write_error(path, "cannot open the oracle lockfile");
+	if (fd < 0)
 		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
 		    "cannot open the oracle lockfile '%s': %s", path,
 		    strerror(errno));
