@@ -26,7 +26,7 @@ PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
 COMMANDS = abort begin commit del gc get help init load resolve-locks \
-	run-observer scan scan-notify set shell show ts
+	run-observer scan scan-notify set shell show status ts
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/disk.o lib/durable_env.o lib/error.o lib/escape.o \
 	lib/failpoint.o lib/gc.o lib/inspect.o lib/journal.o \
@@ -34,11 +34,12 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o lib/owner.o \
 	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
 	lib/redis_gc.o lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o \
-	lib/request.o lib/scan.o lib/store_leveldb.o lib/store_open.o lib/store_redis.o lib/txn.o
+	lib/request.o lib/scan.o lib/status.o lib/store_leveldb.o lib/store_open.o \
+	lib/store_redis.o lib/txn.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
-	cmd/ts.o cmd/load.o
+	cmd/status.o cmd/ts.o cmd/load.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
 	tests/unit/test_durable_env.o tests/unit/test_gc.o \
 	tests/unit/test_journal.o tests/unit/test_oracle.o \

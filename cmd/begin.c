@@ -1,5 +1,6 @@
 /* cmd/begin.c - perc begin: start a transaction and print its handle */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -32,8 +33,10 @@ cmd_begin(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_usage_error(usage, "unexpected argument '%s'",
 		    argv[optind]);
 
-	if ((rc = cmd_open_db(ctx)) == 0 &&
-	    (rc = perc_txn_begin(&txn, ctx->db)) == 0)
+	/* The handle outlives us: it is the shell's that runs us. */
+	if ((rc = cmd_open_db(ctx)) == 0)
+		perc_db_begun_by(ctx->db, (long)getppid());
+	if (rc == 0 && (rc = perc_txn_begin(&txn, ctx->db)) == 0)
 		printf("%s\n", perc_txn_handle(txn));
 	perc_txn_free(txn);
 	return rc < 0 ? cmd_fail(rc) : 0;

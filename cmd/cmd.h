@@ -40,6 +40,7 @@ int cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_set(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_shell(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_show(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_status(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_ts(int argc, char **argv, struct perc_ctx *ctx);
 
 /* The command table, for perc help. */

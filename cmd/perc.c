@@ -23,6 +23,7 @@ const struct cmd cmd_table[] = {
 	{ "set",           cmd_set,           "write a cell" },
 	{ "shell",         cmd_shell,         "run commands from stdin, one a line" },
 	{ "show",          cmd_show,          "dump the raw cells of a row" },
+	{ "status",        cmd_status,        "show the state of the directory" },
 	{ "ts",            cmd_ts,            "print fresh timestamps" },
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);

@@ -9,12 +9,14 @@
 #    bob, but its commit stops after prewrite (PERC_FAILPOINT=
 #    after-prewrite:pause=N): both cells are locked, nothing is
 #    committed, and the committing process is alive, holding its token.
-# 2. perc show prints the locks, owner-state=alive.  A reader of alice
+# 2. perc status counts the two locks and lists T as alive; perc show
+#    prints the locks, owner-state=alive.  A reader of alice
 #    waits for the live owner and gives up after PERC_LOCK_TIMEOUT with
 #    exit 4, and resolve-locks --dry-run reports the locks as alive.
-# 3. The committer is killed (kill -9, as a crash would).  Its locks
-#    are now dead: resolve-locks --dry-run says it would roll them back,
-#    changing nothing; resolve-locks rolls them back.
+# 3. The committer is killed (kill -9, as a crash would).  perc status
+#    lists T as gone, and its locks are now dead: resolve-locks
+#    --dry-run says it would roll them back, changing nothing;
+#    resolve-locks rolls them back, and perc status counts no lock.
 # 4. The balances are 100 and 100 again, no lock is left, and T can
 #    never commit: perc commit -t T exits 3.
 #
@@ -63,6 +65,16 @@ both() {
 	[ "$(lock_state alice)" = "$1" ] && [ "$(lock_state bob)" = "$1" ]
 }
 
+# status_of KEY: the value perc status gives KEY.
+status_of() {
+	perc status | awk -F '\t' -v k="$1" '$1 == k { print $2 }'
+}
+
+# txn_state: alive or gone, as perc status --transactions lists T.
+txn_state() {
+	perc status --transactions | awk -F '\t' -v t="$T" '$1 == t { print $4 }'
+}
+
 # wait_for STATE: poll, at most 10 seconds, until both are in STATE.
 wait_for() {
 	local i
@@ -88,6 +100,10 @@ pid=$!
 check "both cells are locked by a live owner" wait_for alive
 
 step "2. the stuck transaction as others see it"
+cmd perc status
+cmd perc status --transactions
+check "status counts the two locks" [ "$(status_of locks)" = 2 ]
+check "status lists T, alive" [ "$(txn_state)" = alive ]
 cmd perc show alice
 cmd perc show bob balance
 say "\$ PERC_LOCK_TIMEOUT=0.5 perc get alice balance"
@@ -105,6 +121,8 @@ cmd kill -9 "$pid"
 { wait "$pid"; } 2> /dev/null
 pid=
 check "the owner-state is dead" wait_for dead
+cmd perc status --transactions
+check "status lists T, gone" [ "$(txn_state)" = gone ]
 cmd perc show alice balance
 out=$(cmd perc resolve-locks --dry-run)
 say "$out"
@@ -117,6 +135,7 @@ check "resolve-locks rolled both locks back" \
     [ "$(printf '%s\n' "$out" | grep -c "	$T	rolled-back$")" -eq 2 ]
 cmd perc show alice balance
 check "no lock is left" both none
+check "status counts no lock" [ "$(status_of locks)" = 0 ]
 
 step "4. the result"
 cmd perc scan

@@ -182,8 +182,11 @@ write_config(const char *dir, const char *store, const perc_buf *cols,
 	}
 	if (rc < 0)
 		goto done;
+	/* A store URL with a password is for the owner's eyes only. */
+	(void)unlink(tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0 || write(fd, text.data, text.len) != (ssize_t)text.len ||
+	    store != NULL && strchr(store, '@') != NULL ? 0600 : 0644)) < 0 ||
+	    write(fd, text.data, text.len) != (ssize_t)text.len ||
 	    fsync(fd) != 0 || rename(tmp, path) != 0 || disk_sync_dir(dir) != 0) {
 		saved = errno;
 		(void)unlink(tmp);
@@ -315,7 +318,7 @@ static int
 init_existing(const char *path, const char *store_url,
     const perc_bytes *observe, size_t n)
 {
-	perc_buf *cols;
+	perc_buf *cols, shown = PERC_BUF_INIT, asked = PERC_BUF_INIT;
 	size_t ncols;
 	perc_db *db = NULL;
 	char *store = NULL;
@@ -328,17 +331,22 @@ init_existing(const char *path, const char *store_url,
 	if ((rc = read_config(&cols, &ncols, &store, path, NULL, NULL)) < 0)
 		goto done;
 	if (store_url != NULL && (store == NULL ||
-	    strcmp(store, store_url) != 0))
+	    strcmp(store, store_url) != 0) &&
+	    (rc = store_url_public(&shown, store != NULL ? store : "")) ==
+	    0 && (rc = store_url_public(&asked, store_url)) == 0)
 		rc = error_set(PERC_EUSAGE, "'%s' is already a data directory "
 		    "whose cells are in %s; --store cannot move them: init "
 		    "a new directory with --store %s", path,
-		    store != NULL ? store : "the directory itself", store_url);
+		    store != NULL ? shown.data : "the directory itself",
+		    asked.data);
 	else if ((rc = add_observed(&cols, &ncols, observe, n,
 	    &changed)) == 0 && changed)
 		rc = write_config(path, store, cols, ncols);
 	free_observed(cols, ncols);
 	free(store);
 done:
+	perc_buf_dispose(&shown);
+	perc_buf_dispose(&asked);
 	perc_db_close(db);
 	return rc;
 }
@@ -347,15 +355,21 @@ done:
 static int
 check_store_url(const char *url)
 {
+	perc_buf shown = PERC_BUF_INIT;
 	const char *p;
+	int rc = 0;
 
-	for (p = url; *p != '\0'; p++)
-		if (*p <= ' ' || *p == 0x7f)
-			return error_set(PERC_EUSAGE, "the store URL '%s' has "
-			    "a space or control character; give "
-			    "redis://HOST:PORT[,HOST:PORT]...[/TABLE]",
-			    error_quote(bytes_of(url, strlen(url))));
-	return 0;
+	for (p = url; *p != '\0' && rc == 0; p++)
+		if ((*p <= ' ' || *p == 0x7f) &&
+		    (rc = store_url_public(&shown, url)) == 0)
+			rc = error_set(PERC_EUSAGE, "the store URL '%s' has "
+			    "a space or control character; give redis://"
+			    "[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]..."
+			    "[/TABLE], with a '%%' in USER or PASSWORD as %%25 "
+			    "and other bytes as %%XX", error_quote(buf_bytes(
+			    &shown)));
+	perc_buf_dispose(&shown);
+	return rc;
 }
 
 int
@@ -450,7 +464,7 @@ perc_db_open(perc_db **out, const char *path)
 	    &db->config_st, &db->format)) == 0)
 		rc = store != NULL ? store_redis_open(&db->store, store, path,
 		    db->timeout_ms) : store_leveldb_open(&db->store, path);
-	free(store);
+	db->store_url = store;
 	if (rc < 0) {
 		perc_db_close(db);
 		return rc;
@@ -471,6 +485,7 @@ perc_db_close(perc_db *db)
 	}
 	owner_close(&db->owner);
 	free_observed(db->observed, db->nobserved);
+	free(db->store_url);
 	free(db->dir);
 	free(db);
 }

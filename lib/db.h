@@ -30,6 +30,8 @@ struct perc_db {
 	struct stat  config_st;    /* DIR/config as last read */
 	int          format;       /* the data format it names */
 	struct owner owner;        /* token of the local transactions */
+	long         begun_by;     /* perc_db_begun_by's process, or 0 */
+	char        *store_url;    /* the config's, NULL for LevelDB */
 	perc_progress_fn progress; /* perc_db_progress's */
 	void        *progress_arg;
 };

@@ -582,6 +582,7 @@ journal_finish(struct journal *j)
 		return error_set(PERC_EIO, "cannot remove the journal '%s': "
 		    "%s; check that the data directory is writable", j->path,
 		    strerror(errno));
+	owner_forget_begun(j->path);
 	return 0;
 }
 

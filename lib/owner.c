@@ -235,3 +235,95 @@ owner_oldest(const char *path)
 	close(fd);
 	return oldest;
 }
+
+/*
+ * The process a transaction with a journal belongs to.  Such a
+ * transaction outlives the process that began it (perc begin prints
+ * the handle and ends), so a file beside its journal names the process
+ * that goes on to use it (JOURNAL.owner): "PID STARTTIME\n", STARTTIME as the 22nd
+ * field of /proc/PID/stat has it, which tells that pid's process from
+ * a later one that got the pid again.  Only perc status reads it; a
+ * journal without one (begun by an older perc, or whose note could
+ * not be written) counts as alive.  Not synced: after a crash of the
+ * machine no process lives on.
+ */
+static void
+begun_path(char *out, size_t size, const char *journal)
+{
+	snprintf(out, size, "%s.owner", journal);
+}
+
+/* The start time of process pid, in clock ticks after boot; 0: none. */
+static uint64_t
+process_start(long pid)
+{
+	char path[64], text[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	/* The name, in parentheses, may hold anything: skip past it. */
+	if ((p = strrchr(text, ')')) == NULL)
+		return 0;
+	for (i = 0; i < 20 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+void
+owner_note_begun(const char *journal, long pid)
+{
+	char path[4096], text[64];
+	uint64_t start = process_start(pid);
+	int fd, n;
+
+	if (start == 0)
+		return;
+	begun_path(path, sizeof(path), journal);
+	n = snprintf(text, sizeof(text), "%ld %" PRIu64 "\n", pid, start);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0)
+		return;
+	if (write(fd, text, (size_t)n) != n)
+		(void)unlink(path);
+	close(fd);
+}
+
+void
+owner_forget_begun(const char *journal)
+{
+	char path[4096];
+
+	begun_path(path, sizeof(path), journal);
+	(void)unlink(path);
+}
+
+int
+owner_begun_alive(const char *journal)
+{
+	char path[4096], text[64];
+	unsigned long long start;
+	long pid;
+	ssize_t n;
+	int fd;
+
+	begun_path(path, sizeof(path), journal);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	if (sscanf(text, "%ld %llu", &pid, &start) != 2)
+		return 1;
+	return process_start(pid) == start;
+}

@@ -25,5 +25,15 @@ int  owner_add(struct owner *o, perc_ts start_ts);
 void owner_remove(struct owner *o, perc_ts start_ts);
 
 int  owner_alive(const char *dir, uint32_t pid, uint64_t wall_ms);
+
+/*
+ * The process that a transaction with a journal belongs to, which may
+ * not be the one that began it (perc begin's is the shell that runs
+ * it), beside its journal (path journal): noted at begin, forgotten as it finishes, and asked by perc
+ * status, 1 while that process lives (or when no note says).
+ */
+void owner_note_begun(const char *journal, long pid);
+void owner_forget_begun(const char *journal);
+int  owner_begun_alive(const char *journal);
 perc_ts owner_oldest(const char *path);
 #endif

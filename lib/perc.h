@@ -412,6 +412,46 @@ typedef struct {
 int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
                         const perc_observer *obs);
 
+/*
+ * The state of a data directory, as perc status prints it.
+ *
+ * perc_status calls fn once for each line, KEY and VALUE (see
+ * perc-status(1)): "store" (leveldb, or the store's URL without its
+ * password), "open_transactions", "oldest_open_start" ("none" when
+ * none holds gc back), "locks" (in the whole store), "safe_point", and
+ * "observed" once for each observed column, VALUE
+ * "COLUMN<TAB>strong<TAB>DIRTY_CELLS" with COLUMN escaped.  Keys may
+ * be added.  A non-zero return from fn stops it and is returned.
+ *
+ * perc_status_transactions calls fn for each open transaction with a
+ * journal in the directory, oldest first: its handle, start, age, the
+ * number of cells in its write set (-1: its journal is damaged) and
+ * whether its process still lives.  That is the process given to
+ * perc_db_begun_by when it began, else the one that began it; a
+ * transaction whose commit was cut short is gone whatever its process.
+ */
+typedef struct {
+	const char *handle;
+	perc_ts     start_ts;
+	int64_t     age_ms;     /* by the wall clock its start_ts tells */
+	int         alive;
+	int64_t     writes;
+} perc_open_txn;
+
+int  perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
+                 void *arg), void *arg);
+int  perc_status_transactions(perc_db *db,
+                              int (*fn)(const perc_open_txn *txn, void *arg),
+                              void *arg);
+
+/*
+ * The process that the transactions perc_txn_begin starts from now on
+ * belong to, for perc_status_transactions: pid, or 0 for this one.
+ * perc begin names its parent, the shell that goes on to use the
+ * handle it prints.
+ */
+void perc_db_begun_by(perc_db *db, long pid);
+
 #ifdef __cplusplus
 }
 #endif

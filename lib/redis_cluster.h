@@ -60,10 +60,20 @@ typedef struct rc_pipeline rc_pipeline;
 unsigned rc_slot(const void *key, size_t len);
 
 /*
- * A seed list, "host:port[,host:port]...", optionally after
- * "redis://": hosts are IPv4 addresses or names, ports 1 to 65535.
- * *out is an array of *n addresses for free(); PERC_EUSAGE with a line
- * that says what is wrong for anything else.
+ * A seed list, "host[:port][,host[:port]]...", optionally after
+ * "redis://" and "USER:PASSWORD@" or ":PASSWORD@": hosts are IPv4
+ * addresses, names, or IPv6 addresses in brackets ("[::1]:7000"),
+ * ports 1 to 65535, 6379 when left out.  *out is an array of *n
+ * addresses for free(); PERC_EUSAGE with a line that says what is
+ * wrong for anything else.
+ *
+ * rc_parse_auth gives the user and password of such a list, each
+ * %XX-decoded, for free(); NULL when there is none (user: AUTH with
+ * the password alone, as for a server's requirepass).  The password
+ * ends at the list's last '@', so it may hold any byte but NUL and
+ * '%', which is written %25.  rc_public_url is url without its
+ * password ("redis://USER@HOST..."), for every message and display.
+ * No message quotes a password.
  */
 typedef struct {
 	char host[256];
@@ -71,6 +81,8 @@ typedef struct {
 } rc_addr;
 
 int  rc_parse_seeds(rc_addr **out, size_t *n, const char *list);
+int  rc_parse_auth(char **user, char **pass, const char *list);
+int  rc_public_url(perc_buf *out, const char *url);
 
 /*
  * rc_open parses seeds and loads the slot map from the first of them
@@ -82,6 +94,9 @@ int  rc_open(rc_cluster **out, const char *seeds, int64_t deadline_ms);
 void rc_close(rc_cluster *cl);
 
 /*
+ * Both say AUTH on each connection they open, when seeds hold a
+ * password (rc_parse_auth).
+ *
  * rc_new parses seeds and contacts no one: the slot map is loaded by
  * the first command, as rc_open would, and then check(arg, deadline)
  * runs once (check may be NULL), its own commands going through; when

@@ -303,7 +303,9 @@ int  store_write_seen(int *seen, struct store *s, perc_bytes row,
 int  store_leveldb_create(const char *dir);
 int  store_leveldb_open(struct store **out, const char *dir);
 
-/* url: redis://HOST:PORT[,HOST:PORT]...[/TABLE] */
+/* url: redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]...[/TABLE];
+   store_url_public is url without its password, for any message. */
+int  store_url_public(perc_buf *out, const char *url);
 int  store_redis_create(const char *url, int64_t deadline_ms);
 int  store_redis_open(struct store **out, const char *url,
                       const char *dir, int64_t timeout_ms);

@@ -328,23 +328,32 @@ static const struct store_ops redis_ops = {
 	.failures_put   = rs_failures_put,
 };
 
+int
+store_url_public(perc_buf *out, const char *url)
+{
+	return rc_public_url(out, url);
+}
+
 /*
- * Split url, redis://HOST:PORT[,HOST:PORT]...[/TABLE], into the seed
- * list (for rc_open) and the table.
+ * Split url, redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]...
+ * [/TABLE], into the seed list with its credentials (for rc_new) and
+ * the table.  Messages show the URL without its password (shown).
  */
 static int
-parse_url(char **seeds, char *table, const char *url)
+parse_url(char **seeds, char *table, const char *url, const char *shown)
 {
-	const char *p = url, *slash;
+	const char *p = url, *slash, *at;
 	size_t i, n;
 
 	*seeds = NULL;
 	if (strncmp(p, "redis://", 8) != 0)
 		return error_set(PERC_EUSAGE, "bad store URL '%s': it should "
-		    "read redis://HOST:PORT[,HOST:PORT]...[/TABLE]",
-		    error_quote(bytes_str(url)));
+		    "read redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]..."
+		    "[/TABLE]", error_quote(bytes_str(shown)));
 	p += 8;
-	if ((slash = strchr(p, '/')) == NULL) {
+	/* A password may hold a '/': the table's is after its '@'. */
+	at = strrchr(p, '@');
+	if ((slash = strchr(at != NULL ? at : p, '/')) == NULL) {
 		strcpy(table, "perc");
 		n = strlen(p);
 	} else {
@@ -352,7 +361,7 @@ parse_url(char **seeds, char *table, const char *url)
 		if (strlen(slash + 1) < 1 || strlen(slash + 1) > RS_TABLE_MAX)
 			return error_set(PERC_EUSAGE, "bad store URL '%s': "
 			    "TABLE must have 1 to %d characters",
-			    error_quote(bytes_str(url)), RS_TABLE_MAX);
+			    error_quote(bytes_str(shown)), RS_TABLE_MAX);
 		for (i = 0; slash[1 + i] != '\0'; i++)
 			if (strchr("abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
@@ -360,7 +369,7 @@ parse_url(char **seeds, char *table, const char *url)
 				return error_set(PERC_EUSAGE, "bad store URL "
 				    "'%s': TABLE may only hold letters, "
 				    "digits, '_', '.' and '-'",
-				    error_quote(bytes_str(url)));
+				    error_quote(bytes_str(shown)));
 		strcpy(table, slash + 1);
 	}
 	if ((*seeds = strndup(p, n)) == NULL)
@@ -393,9 +402,10 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 		return error_set(PERC_EIO, "out of memory");
 	s->base.ops = &redis_ops;
 	s->timeout_ms = timeout_ms;
-	if ((rc = parse_url(&seeds, s->table, url)) < 0)
+	if ((rc = rc_public_url(&text, url)) < 0 ||
+	    (rc = parse_url(&seeds, s->table, url, text.data)) < 0)
 		goto fail;
-	if ((s->url = strdup(url)) == NULL) {
+	if ((s->url = strdup(text.data)) == NULL) {
 		free(seeds);
 		rc = error_set(PERC_EIO, "out of memory");
 		goto fail;
@@ -420,6 +430,7 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 	*out = s;
 	return 0;
 fail:
+	perc_buf_dispose(&text);
 	rs_dispose(&s->base);
 	return rc;
 }

@@ -59,6 +59,9 @@ txn_begin(perc_txn **out, perc_db *db, int local)
 		if (rc < 0)
 			break;
 	}
+	if (rc == 0 && !local)
+		owner_note_begun((*out)->journal.path, db->begun_by > 0 ?
+		    db->begun_by : (long)getpid());
 	if (rc < 0) {
 		perc_txn_free(*out);
 		*out = NULL;

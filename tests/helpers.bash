@@ -9,10 +9,10 @@ PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
 COMMANDS="abort begin commit del gc get help init load resolve-locks
-	run-observer scan scan-notify set shell show ts"
+	run-observer scan scan-notify set shell show status ts"
 # The ones that need a data directory.
 DATA_COMMANDS="abort begin commit del gc get load resolve-locks scan
-	scan-notify set shell show ts"
+	scan-notify set shell show status ts"
 
 # The store the suite runs on: leveldb (the default), or redis, where
 # every fresh data directory keeps its cells in a table of its own on

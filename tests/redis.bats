@@ -693,3 +693,75 @@ ts_loop() {
 		assert_output ''
 	done
 }
+
+# acl_user USER PASSWORD: on every node of this test's cluster, a user
+# who may do everything, and the default user turned off, so that only
+# a client that says AUTH gets in.
+acl_user() {
+	local n role port
+	while read -r n role port; do
+		rcli "$port" ACL SETUSER "$1" on ">$2" '~*' '&*' '+@all' > /dev/null
+		rcli "$port" --user "$1" --pass "$2" --no-auth-warning \
+		    ACL SETUSER default off > /dev/null
+	done < <("$CLUSTER" nodes "$BATS_TEST_TMPDIR/c")
+}
+
+@test "a URL with USER:PASSWORD@ authenticates with an ACL user, and no output, error or status shows the password" {
+	URL=$("$CLUSTER" start "$BATS_TEST_TMPDIR/c" 3 0)
+	pw='s3cr%25et@/,:x'                     # the password is s3cr%et@/,:x
+	acl_user alice 's3cr%et@/,:x'
+	hosts=${URL#redis://}
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=2
+	out=$BATS_TEST_TMPDIR/out
+	# Without a password, or with a wrong one, nothing gets in.
+	run -4 --separate-stderr perc init --store "redis://$hosts/acl" "$PERC_DIR"
+	run -4 --separate-stderr perc init --store "redis://alice:wrong@$hosts/acl" \
+	    "$BATS_TEST_TMPDIR/d2"
+	assert_error_line "*WRONGPASS*"
+	[[ $stderr != *wrong* ]] || fail "the password is in the error: $stderr"
+	{
+		perc init --store "redis://alice:$pw@$hosts/acl" "$PERC_DIR"
+		perc set a col v1
+		t=$(perc begin)
+		perc set -t "$t" b col v2
+		perc commit -t "$t"
+		perc get a col b col
+		perc scan
+		perc status
+		perc status --transactions
+		perc show a col
+		perc -d "$BATS_TEST_TMPDIR/d2" init --store \
+		    "redis://alice:$pw@$hosts/acl2" "$PERC_DIR" || true
+		perc init --store "redis://alice:$pw@$hosts/acl" \
+		    "$BATS_TEST_TMPDIR/d3"
+		perc -d "$BATS_TEST_TMPDIR/d3" get a col
+	} > "$out" 2>&1
+	run cat "$out"
+	assert_line 'v1'
+	assert_line 'v2'
+	assert_line "store	redis://alice@$hosts/acl"
+	assert_line --partial 'already a data directory whose cells are in redis://alice@'
+	refute_output --partial 's3cr'
+	# The config holds it, for its owner alone.
+	grep -q "s3cr%25et" "$PERC_DIR/config"
+	[ "$(stat -c %a "$PERC_DIR/config")" = 600 ]
+}
+
+@test "a URL with :PASSWORD@ authenticates as the default user (requirepass); the port defaults to 6379" {
+	lone_server
+	rcli "$LONE_PORT" CONFIG SET requirepass 'pass word' > /dev/null
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=2
+	run -0 --separate-stderr perc init --store \
+	    "redis://:pass%20word@127.0.0.1:$LONE_PORT/rp" "$PERC_DIR"
+	run -0 perc set a col v
+	run -0 perc get a col
+	assert_output v
+	run -0 perc status
+	assert_line "store	redis://127.0.0.1:$LONE_PORT/rp"
+	refute_output --partial 'pass'
+	# Left out, the port is Redis's own: nothing answers there in a test
+	# but the message names it.
+	run -4 --separate-stderr perc init --store "redis://127.0.0.2/rp" \
+	    "$BATS_TEST_TMPDIR/d2"
+	assert_error_line "*127.0.0.2:6379*"
+}

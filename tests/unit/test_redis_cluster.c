@@ -73,10 +73,11 @@ test_slots(const char *dir)
 static void
 test_seeds(const char *dir)
 {
-	static const char *bad[] = { "", "redis://", "host", ":1", "h:",
+	static const char *bad[] = { "", "redis://", ":1", "h:",
 		"h:0", "h:65536", "h:12x", "h:-1", "a:1,", ",a:1", "a:1,,b:2",
-		"a b:1", "[::1]:1", "::1:6379", "h:1:2", "h\n:1", " h:1",
-		"h:99999999999999999999", NULL };
+		"a b:1", "::1:6379", "h:1:2", "h\n:1", " h:1",
+		"h:99999999999999999999", "[::1", "[]:1", "[::1]x", "[::1]:",
+		"[h]:1", "[1.2.3.4]:1", "u:p@", "redis://u:p@", NULL };
 	rc_addr *a;
 	size_t n, i;
 	int rc;
@@ -101,8 +102,56 @@ test_seeds(const char *dir)
 	}
 	CHECK(rc_parse_seeds(&a, &n, "h:65536") == PERC_EUSAGE &&
 	    strstr(perc_errmsg(), "port") != NULL);
-	CHECK(rc_parse_seeds(&a, &n, "h") == PERC_EUSAGE &&
-	    strstr(perc_errmsg(), "'h' has no port") != NULL);
+	CHECK(rc_parse_seeds(&a, &n, "::1:6379") == PERC_EUSAGE &&
+	    strstr(perc_errmsg(), "brackets") != NULL);
+	/* The port is 6379 when left out; IPv6 goes in brackets. */
+	CHECK(rc_parse_seeds(&a, &n, "redis://h,[::1]:7000,[fe80::1],"
+	    "10.0.0.7") == 0 && n == 4 && strcmp(a[0].host, "h") == 0 &&
+	    a[0].port == 6379 && strcmp(a[1].host, "::1") == 0 &&
+	    a[1].port == 7000 && strcmp(a[2].host, "fe80::1") == 0 &&
+	    a[2].port == 6379 && a[3].port == 6379);
+	free(a);
+	/* A password ends at the last '@' and may hold ',', ':', '/'. */
+	CHECK(rc_parse_seeds(&a, &n, "redis://u:p@,:/x@h:1,[::1]") == 0 &&
+	    n == 2 && strcmp(a[0].host, "h") == 0 && a[0].port == 1 &&
+	    strcmp(a[1].host, "::1") == 0);
+	free(a);
+}
+
+/* USER:PASSWORD@ and :PASSWORD@, decoded, and never in a message. */
+static void
+test_auth(const char *dir)
+{
+	static const char *bad[] = { "redis://alice@h", "redis://alice:@h",
+		"redis://a:se%2cret%@h", "redis://a:se%zzcret@h",
+		"redis://a:se%00cret@h", NULL };
+	char *user, *pass;
+	perc_buf out = PERC_BUF_INIT;
+	size_t i;
+
+	(void)dir;
+	CHECK(rc_parse_auth(&user, &pass, "redis://h:1,g:2") == 0 &&
+	    user == NULL && pass == NULL);
+	CHECK(rc_parse_auth(&user, &pass, "redis://alice:p%40ss:w@rd@h:1") ==
+	    0 && user != NULL && strcmp(user, "alice") == 0 && pass != NULL &&
+	    strcmp(pass, "p@ss:w@rd") == 0);
+	free(user);
+	free(pass);
+	CHECK(rc_parse_auth(&user, &pass, ":top%25secret@h") == 0 &&
+	    user == NULL && pass != NULL && strcmp(pass, "top%secret") == 0);
+	free(pass);
+	for (i = 0; bad[i] != NULL; i++) {
+		CHECK(rc_parse_auth(&user, &pass, bad[i]) == PERC_EUSAGE &&
+		    user == NULL && pass == NULL);
+		CHECK(strstr(perc_errmsg(), "cret") == NULL);
+	}
+	CHECK(rc_public_url(&out, "redis://alice:secret@h:1,g/t") == 0 &&
+	    strcmp(out.data, "redis://alice@h:1,g/t") == 0);
+	CHECK(rc_public_url(&out, "redis://:se/c@ret@[::1]:1/t") == 0 &&
+	    strcmp(out.data, "redis://[::1]:1/t") == 0);
+	CHECK(rc_public_url(&out, "redis://h:1/t") == 0 &&
+	    strcmp(out.data, "redis://h:1/t") == 0);
+	perc_buf_dispose(&out);
 }
 
 /* A loopback port that refuses (bound, not listening) or never answers. */
@@ -157,7 +206,7 @@ test_dead_seed(const char *dir)
 	check_dead_seed(0, 300, "refused");
 	/* Listening, never answering: every read must give up in time. */
 	check_dead_seed(1, 1500, "timed out");
-	CHECK(rc_open(&cl, "nope", clock_deadline(100)) == PERC_EUSAGE &&
+	CHECK(rc_open(&cl, "nope:", clock_deadline(100)) == PERC_EUSAGE &&
 	    cl == NULL);
 }
 
@@ -737,6 +786,7 @@ test_live_fork(const char *dir)
 const struct unit_test redis_cluster_tests[] = {
 	{ "redis: hash slots follow the cluster spec", test_slots },
 	{ "redis: seed lists parse, garbage is a usage error", test_seeds },
+	{ "redis: a URL's USER:PASSWORD@ parses, and no message shows it", test_auth },
 	{ "redis: a dead seed times out with PERC_ETIMEOUT in time",
 	    test_dead_seed },
 	{ "redis: set and get across every master", test_live_set_get },

@@ -184,7 +184,9 @@ test_rs_url(const char *dir)
 	static const char *bad[] = { "http://127.0.0.1:1", "redis://",
 		"redis://127.0.0.1:1/", "redis://127.0.0.1:1/a{b}",
 		"redis://127.0.0.1:1/a:b", "redis://127.0.0.1:1/a/b",
-		"redis://127.0.0.1:0/t", "redis://h:1,/t", NULL };
+		"redis://127.0.0.1:0/t", "redis://h:1,/t",
+		"redis://u:secret@127.0.0.1:1/a{b}", "redis://u:se/cret@",
+		"redis://u@h:1/t", NULL };
 	struct store *s = NULL;
 	int i;
 
@@ -194,6 +196,7 @@ test_rs_url(const char *dir)
 		CHECK(store_redis_create(bad[i], clock_deadline(100)) ==
 		    PERC_EUSAGE);
 		CHECK(strchr(perc_errmsg(), '\n') == NULL);
+		CHECK(strstr(perc_errmsg(), "cret") == NULL);
 	}
 }
 
