@@ -4,7 +4,9 @@
 
 #include "cmd.h"
 
-static const char usage[] = "usage: perc status [--transactions]";
+static const char usage[] =
+    "usage: perc status [--transactions]\n"
+    "    --transactions       list the open transactions instead\n";
 
 enum { OPT_TRANSACTIONS = 256 };
 
@@ -51,11 +53,12 @@ cmd_status(int argc, char **argv, struct perc_ctx *ctx)
 			transactions = 1;
 			break;
 		default:
-			return cmd_usage(usage);
+			return cmd_bad_option(usage, ch, argv);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s'",
+		    argv[optind]);
 	if ((rc = cmd_open_db(ctx)) == 0)
 		rc = transactions ? perc_status_transactions(ctx->db,
 		    print_txn, NULL) : perc_status(ctx->db, print_line, NULL);
