@@ -99,7 +99,8 @@ list_journals(perc_ts **out, size_t *n, const char *dir)
 		*n = 0;
 		return rc;
 	}
-	qsort(*out, *n, sizeof(**out), ts_cmp);
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), ts_cmp);
 	return 0;
 }
 
