@@ -39,7 +39,15 @@ struct load {
 	uint64_t                 first;     /* first line of the batch */
 	uint64_t                 done;      /* lines committed */
 	size_t                   bytes;     /* of the batch's cells */
+	volatile int            *stop;      /* the caller's, or NULL */
 };
+
+/* Has the caller asked the load to stop (perc.h)? */
+static int
+stopped(const struct load *ld)
+{
+	return ld->stop != NULL && *ld->stop;
+}
 
 /* What a failure on the current batch leaves behind, for its message. */
 static const char *
@@ -157,7 +165,8 @@ load_run(struct load *ld, FILE *in)
 	char left[96];
 	int rc = 0;
 
-	while (rc == 0 && (len = getline(&line, &linecap, in)) >= 0) {
+	while (rc == 0 && !stopped(ld) &&
+	    (len = getline(&line, &linecap, in)) >= 0) {
 		ld->line++;
 		if (len > 0 && line[len - 1] == '\n')
 			len--;
@@ -170,7 +179,10 @@ load_run(struct load *ld, FILE *in)
 		    ld->line % LOAD_PROGRESS_LINES == 0)
 			ld->opts->progress(ld->line, ld->done, ld->opts->arg);
 	}
-	if (rc == 0 && ferror(in))
+	/* Asked to stop with lines left: the batch being read is dropped. */
+	if (rc == 0 && stopped(ld) && (ld->ws.n > 0 || !feof(in)))
+		rc = 1;
+	else if (rc == 0 && ferror(in))
 		rc = error_set(PERC_EIO, "cannot read the cells to load after "
 		    "line %llu: %s; %s", (unsigned long long)ld->line,
 		    strerror(errno), load_left(ld, left, sizeof(left)));
@@ -192,10 +204,12 @@ perc_load(perc_db *db, FILE *in, const perc_load_options *opts)
 	ld.db = db;
 	ld.opts = opts != NULL ? opts : &defaults;
 	ld.first = 1;
-	if (ld.opts->version != PERC_LOAD_OPTIONS_VERSION)
+	if (ld.opts->version != 1 &&
+	    ld.opts->version != PERC_LOAD_OPTIONS_VERSION)
 		return error_set(PERC_EUSAGE, "perc_load: options of version "
-		    "%u; this library knows version %u", ld.opts->version,
-		    PERC_LOAD_OPTIONS_VERSION);
+		    "%u; this library knows versions 1 to %u",
+		    ld.opts->version, PERC_LOAD_OPTIONS_VERSION);
+	ld.stop = ld.opts->version >= 2 ? ld.opts->stop : NULL;
 	rc = load_run(&ld, in);
 	writeset_dispose(&ld.ws);
 	for (i = 0; i < 3; i++)

@@ -225,6 +225,14 @@ int  perc_del(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
  * now and then how many lines were read and how many committed.  A
  * commit fails as perc_txn_commit does (PERC_ECONFLICT, PERC_ETIMEOUT,
  * ...), and the load stops there, no transaction left open.
+ *
+ * stop, if not NULL, is looked at before each line is read: once it is
+ * non-zero, the transaction being read is dropped and the load returns
+ * 1, having committed only the transactions committed already (each
+ * told to committed); a commit under way when it turns non-zero
+ * finishes first.  A signal handler sets it: a read of in that the
+ * signal cuts short (EINTR, without SA_RESTART) ends the load the
+ * same way.  Version 1 of the options has no stop.
  */
 typedef struct {
 	unsigned  version;         /* PERC_LOAD_OPTIONS_VERSION */
@@ -233,10 +241,11 @@ typedef struct {
 	                     void *arg);
 	void    (*progress)(uint64_t read, uint64_t committed, void *arg);
 	void     *arg;             /* passed to both */
+	volatile int *stop;        /* version 2 */
 } perc_load_options;
-#define PERC_LOAD_OPTIONS_VERSION 1
+#define PERC_LOAD_OPTIONS_VERSION 2
 #define PERC_LOAD_OPTIONS_INIT \
-	{ PERC_LOAD_OPTIONS_VERSION, 0, NULL, NULL, NULL }
+	{ PERC_LOAD_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL }
 
 int  perc_load(perc_db *db, FILE *in, const perc_load_options *opts);
 

@@ -229,6 +229,79 @@ load_input() {
 	assert_output ''
 }
 
+# interrupt_load SIG STATUS: a load of 60,000 lines in batches of 6,000,
+# sent SIG as soon as a batch after the first is committing (its
+# journal is in txn/ and a timestamp was printed): it finishes that
+# batch, prints its timestamp, says where to start again, leaves no
+# journal, and ends with STATUS.
+interrupt_load() {
+	local sig=$1 want=$2 pid n rc=0
+	awk 'BEGIN { for (i = 1; i <= 60000; i++)
+	    printf "r%07d\tc\tv%d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
+	# A shell without job control starts a background job with SIGINT
+	# ignored, which perc leaves so (nohup's SIGHUP too): env undoes it.
+	env --default-signal="$sig" perc load --batch 6000 \
+	    < "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/out" \
+	    2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	until [ -s "$BATS_TEST_TMPDIR/out" ] &&
+	    compgen -G "$PERC_DIR/txn/[1-9]*" > /dev/null; do
+		kill -0 "$pid" 2> /dev/null ||
+			fail "the load ended before its second batch was seen"
+	done
+	kill -s "$sig" "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "SIG$sig: exit $rc, not $want"
+	n=$(wc -l < "$BATS_TEST_TMPDIR/out")
+	[ "$n" -ge 2 ] || fail "SIG$sig: $n timestamps printed"
+	[ "$(perc scan | wc -l)" -eq $((n * 6000)) ] ||
+		fail "SIG$sig: $n timestamps, $(perc scan | wc -l) cells"
+	run cat "$BATS_TEST_TMPDIR/err"
+	[ "${#lines[@]}" -eq 1 ] || fail "SIG$sig: stderr '$output'"
+	assert_output "perc: interrupted: $n batches committed (timestamps printed), lines 1-$((n * 6000)); the rest was not loaded; load again from line $((n * 6000 + 1))"
+	! compgen -G "$PERC_DIR/txn/[1-9]*" ||
+		fail "SIG$sig left a journal: $(ls "$PERC_DIR/txn")"
+	# Starting again where it says loads the rest.
+	tail -n +$((n * 6000 + 1)) "$BATS_TEST_TMPDIR/in" |
+	    perc load --batch 20000 > /dev/null
+	perc scan > "$BATS_TEST_TMPDIR/all"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/all"
+}
+
+@test "SIGINT during load --batch: the batch in flight commits and prints, one line says where to start again" {
+	skip_under_valgrind "60,000 lines"
+	interrupt_load INT 130
+}
+
+@test "SIGTERM and SIGHUP during load --batch end it as SIGINT does" {
+	skip_under_valgrind "60,000 lines"
+	perc_fresh_dir term
+	interrupt_load TERM 143
+	perc_fresh_dir hup
+	interrupt_load HUP 129
+}
+
+@test "SIGINT while load waits for more input ends it at once: exit 130, one line" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	env --default-signal=INT perc load --batch 2 < "$BATS_TEST_TMPDIR/fifo" \
+	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	exec 5> "$BATS_TEST_TMPDIR/fifo"
+	printf 'a\tc\t1\nb\tc\t2\nc\tc\t3\n' >&5
+	poll 100 test -s "$BATS_TEST_TMPDIR/out"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	exec 5>&-
+	[ "$rc" -eq 130 ]
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output "perc: interrupted: 1 batch committed (timestamp printed), lines 1-2; the rest was not loaded; load again from line 3"
+	run -0 perc scan
+	assert_output "$(printf 'a\tc\t1\nb\tc\t2')"
+}
+
 @test "a load into an observed column notifies its observers" {
 	perc init --observe seen "$PERC_DIR"
 	load_input 'a\tseen\t1\nb\tother\t2\nc\tseen\t3\n'
