@@ -1,7 +1,9 @@
 /* cmd/perc.c - the multi-call entry point: find the command, run it */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -52,11 +54,13 @@ run_cmd(const struct cmd *c, int argc, char **argv, struct perc_ctx *ctx)
 	if (due)
 		cmd_gc_auto(ctx);
 
-	/* A full disk or a closed pipe shows up here, not at printf(). */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	/*
+	 * A full disk or a closed pipe shows up here, not at printf(),
+	 * unless the command said so itself.
+	 */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
 		fprintf(stderr, "perc: cannot write standard output\n");
-		if (rc == 0)
-			rc = -PERC_EIO;
+		rc = -PERC_EIO;
 	}
 	return rc;
 }
@@ -92,6 +96,23 @@ edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/*
+ * A standard descriptor the caller closed would go to the first file
+ * perc opens (a journal, the oracle), and what is printed would land
+ * there: /dev/null holds it instead, read-only, so that a write to it
+ * fails as one to a closed descriptor does.
+ */
+static void
+hold_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
 /* A mistyped command: name the nearest one, as git does. */
 static int
 unknown(const char *name)
@@ -120,6 +141,7 @@ main(int argc, char **argv)
 	const struct cmd *c;
 	const char *base;
 
+	hold_std_fds();
 	if ((base = strrchr(argv[0], '/')) != NULL)
 		base++;
 	else

@@ -56,6 +56,23 @@ setup() {
 	assert_output "$(printf 'r\tc\ttheirs')"
 }
 
+@test "begin that cannot print its handle aborts the transaction: exit 7, one line" {
+	for out in /dev/full closed; do
+		if [ "$out" = closed ]; then
+			run -7 --separate-stderr bash -c 'perc begin >&-'
+		else
+			run -7 --separate-stderr bash -c "perc begin > $out"
+		fi
+		assert_error_line '*cannot write the handle*aborted*'
+		! compgen -G "$PERC_DIR/txn/[1-9]*" ||
+			fail "$out: a journal stays: $(ls "$PERC_DIR/txn")"
+	done
+	# Nothing holds gc back: its safe point is a fresh timestamp.
+	ts=$(perc ts)
+	run -0 perc gc --retain 0
+	[ "${output%%$'\t'*}" -gt "$ts" ]
+}
+
 @test "begin takes no operand" {
 	run -2 --separate-stderr perc begin now
 	assert_usage_error
