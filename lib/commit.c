@@ -617,28 +617,36 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 /*
  * Abort: discard the journal, and when a commit had begun, roll back
  * its locks, the primary first so that no one can roll it forward.
- * A transaction past its commit point cannot be aborted; its
- * secondaries are finished instead and PERC_ECONFLICT says so.
+ * A crashed commit whose primary has decided is finished already
+ * (PERC_ENOTXN): past its commit point it cannot be aborted, and its
+ * secondaries are finished instead; rolled back by a reader, what is
+ * left of its locks goes.
  */
 static int
 abort_locked(perc_txn *txn)
 {
 	const struct writeset *ws = &txn->writes;
 	perc_ts at;
-	int rc, op;
+	int rc, op, rolled_back;
 
 	rc = txn->db->store->ops->find_commit(txn->db->store, &at, &op,
 	    row_of(nth(ws, 0)), col_of(nth(ws, 0)), txn->journal.start_ts);
 	if (rc == 0 && op != OP_ROLLBACK) {
 		if ((rc = commit_secondaries(txn, at)) == 0)
-			rc = error_set(PERC_ECONFLICT, "transaction %s had "
-			    "already committed at %llu; it cannot be aborted",
-			    txn->journal.handle, (unsigned long long)at);
+			rc = error_set(PERC_ENOTXN, "transaction %s had "
+			    "already committed at %llu and is finished; it "
+			    "cannot be aborted", txn->journal.handle,
+			    (unsigned long long)at);
 		return rc;
 	}
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		return rc;
-	return roll_back_own(txn, ws->n);
+	/* A rollback record: a reader's, after the commit died. */
+	rolled_back = rc == 0;
+	if ((rc = roll_back_own(txn, ws->n)) < 0 || !rolled_back)
+		return rc;
+	return error_set(PERC_ENOTXN, "transaction %s was already rolled "
+	    "back and is finished", txn->journal.handle);
 }
 
 int
@@ -663,11 +671,60 @@ perc_txn_abort(perc_txn *txn)
 			return rc;
 		rc = abort_locked(txn);
 		db_release(txn->db);
-		if (rc < 0 && rc != PERC_ECONFLICT)
+		if (rc < 0 && rc != PERC_ENOTXN)
 			return rc;
 	}
 	/* A journal that stays (read-only directory) keeps it open. */
 	if ((finished = journal_finish(&txn->journal)) < 0)
 		return finished;
 	return rc;
+}
+
+/*
+ * A crashed commit (journal_each_abandoned) is finished once its
+ * primary holds no lock of it and has its write record: committed
+ * (readers roll the rest forward) or rolled back.  Its journal then
+ * goes.  A primary with neither was never prewritten, and perc commit
+ * may still be run again; a damaged journal is perc abort's to
+ * discard.  A bulk load's journal holds no writes (they were in its
+ * memory): nothing can run it again, and its locks are settled by
+ * their primary.
+ */
+static int
+remove_if_finished(struct journal *j, void *arg)
+{
+	perc_db *db = arg;
+	struct store *s = db->store;
+	struct writeset ws;
+	struct lock_rec lock;
+	const struct write *p;
+	perc_ts at;
+	int rc, op;
+
+	if (journal_load(&ws, j) < 0)
+		return 0;
+	if (ws.n == 0)
+		return journal_finish(j);
+	p = nth(&ws, 0);
+	memset(&lock, 0, sizeof(lock));
+	rc = s->ops->get_lock(s, &lock, row_of(p), col_of(p));
+	if (rc == 0 && lock.start_ts == j->start_ts)
+		rc = 0;                 /* its fate is still open */
+	else if (rc == 0 || rc == PERC_ENOTFOUND) {
+		rc = s->ops->find_commit(s, &at, &op, row_of(p), col_of(p),
+		    j->start_ts);
+		if (rc == 0)
+			rc = journal_finish(j);
+		else if (rc == PERC_ENOTFOUND)
+			rc = 0;
+	}
+	codec_lock_dispose(&lock);
+	writeset_dispose(&ws);
+	return rc;
+}
+
+int
+txn_remove_finished(perc_db *db)
+{
+	return journal_each_abandoned(db->dir, remove_if_finished, db);
 }

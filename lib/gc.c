@@ -6,8 +6,9 @@
  * through:
  *
  *  1. the older of the oldest open transaction (the journals of this
- *     data directory) and the newest timestamp handed out more than
- *     retain_ms ago (timestamp.h tells a timestamp's age) ...
+ *     data directory) that began less than PERC_TXN_MAX_AGE ago and
+ *     the newest timestamp handed out more than retain_ms ago
+ *     (timestamp.h tells a timestamp's age) ...
  *  2. ... goes into DIR/gc.fence; a transaction that begins from now on
  *     and started below it takes a new start timestamp;
  *  3. the journals are looked at again: one that appeared meanwhile
@@ -266,15 +267,30 @@ resolve_below(void *arg, perc_bytes row, perc_bytes col,
 	return lock_batch_add(&b->batch, row, col, lock);
 }
 
+/*
+ * The oldest start that still holds gc back: an open transaction that
+ * began more than PERC_TXN_MAX_AGE seconds ago (a script that died
+ * after perc begin) no longer does, and gets exit 8 once gc passes it.
+ */
+#define TXN_MAX_AGE_MS  (86400 * 1000)
+
+perc_ts
+gc_open_floor(void)
+{
+	return ts_of_wall_ms(clock_wall_ms() -
+	    clock_env_ms("PERC_TXN_MAX_AGE", TXN_MAX_AGE_MS));
+}
+
 /* The safe point of steps 1 to 3 above; *bound 0: nothing to do. */
 static int
 safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 {
 	perc_ts now, clock, back, oldest, fence, others;
+	perc_ts floor = gc_open_floor();
 	int rc;
 
 	if ((rc = perc_ts_next(&now, db, 1)) < 0 ||
-	    (rc = journal_oldest(&oldest, db->dir)) < 0)
+	    (rc = journal_oldest(&oldest, db->dir, floor)) < 0)
 		return rc;
 	fence = now;
 	if (retain_ms > 0) {
@@ -288,7 +304,7 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 		fence = oldest;
 	if (!dry_run && (rc = gc_fence_raise(db->dir, fence)) < 0)
 		return rc;
-	if ((rc = journal_oldest(&oldest, db->dir)) < 0)
+	if ((rc = journal_oldest(&oldest, db->dir, floor)) < 0)
 		return rc;
 	*bound = oldest < fence ? oldest : fence;
 	if (*bound == 0 || db->store->ops->open_publish == NULL ||
@@ -296,6 +312,10 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 		return 0;
 	if ((rc = gc_open_publish(db, fence, &others)) < 0)
 		return rc;
+	/* Another directory's start below the floor may hide younger ones
+	   of it: it holds gc back to the floor. */
+	if (others != 0 && others < floor)
+		others = floor;
 	if (others != 0 && others < *bound)
 		*bound = others;
 	return 0;
@@ -314,7 +334,7 @@ gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
 	int rc;
 
 	if ((rc = gc_fence_raise(db->dir, at)) < 0 ||
-	    (rc = journal_oldest(&oldest, db->dir)) < 0 ||
+	    (rc = journal_oldest(&oldest, db->dir, gc_open_floor())) < 0 ||
 	    (rc = db->store->ops->open_publish(db->store, at, oldest,
 	    oldest_all, clock_deadline(db->timeout_ms))) < 0)
 		return rc;

@@ -14,6 +14,9 @@
 int gc_fence(perc_ts *out, const char *dir);
 /* Raise it to ts, unless it is there already; it never goes down. */
 int gc_fence_raise(const char *dir, perc_ts ts);
+/* Open transactions that started below it no longer hold gc back
+   (PERC_TXN_MAX_AGE); journal_oldest's floor. */
+perc_ts gc_open_floor(void);
 
 /*
  * Count a commit towards the next automatic gc (DIR/gc.count, a byte a

@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "lock.h"
 #include "store.h"
+#include "txn.h"
 
 /* The failure count of an observed cell shows as part of its notify. */
 static const char *const kind_names[] = {
@@ -204,6 +205,9 @@ perc_resolve_locks(perc_db *db, unsigned flags, int64_t older_than_ms,
 		return rc;
 	if ((rc = db->store->ops->locks(db->store, resolve_one, &walk)) == 0)
 		rc = lock_batch_flush(&walk.batch);
+	/* The crashed commits it decided are finished: their journals go. */
+	if (rc == 0 && !(flags & PERC_RESOLVE_DRY_RUN))
+		rc = txn_remove_finished(db);
 	db_release(db);
 	lock_batch_dispose(&walk.batch);
 	return rc;

@@ -607,6 +607,23 @@ journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
 	return alive;
 }
 
+/* Is the last record of the journal open at fd a commit's mark? */
+static int
+commit_marked(int fd)
+{
+	unsigned char tail[RECORD_TAIL], op;
+	struct stat st;
+	uint32_t n;
+
+	return fstat(fd, &st) == 0 && st.st_size >= HEADER_SIZE +
+	    RECORD_HEAD + RECORD_TAIL && pread(fd, tail, RECORD_TAIL,
+	    st.st_size - RECORD_TAIL) == RECORD_TAIL &&
+	    (n = codec_get_u32(tail)) >= RECORD_HEAD + RECORD_TAIL &&
+	    n <= st.st_size - HEADER_SIZE &&
+	    pread(fd, &op, 1, st.st_size - n + 8) == 1 &&
+	    op == JOURNAL_COMMIT_BEGUN;
+}
+
 /*
  * Is the journal at path a commit that began and whose owner is gone
  * (its token free): a crashed commit, whose locks readers, resolve-locks
@@ -615,20 +632,11 @@ journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
 static int
 abandoned_commit(const char *path)
 {
-	unsigned char tail[RECORD_TAIL], op;
-	struct stat st;
-	uint32_t n;
-	int fd, gone = 0;
+	int fd, gone;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT;         /* finished meanwhile */
-	if (fstat(fd, &st) == 0 && st.st_size >= HEADER_SIZE + RECORD_HEAD +
-	    RECORD_TAIL && pread(fd, tail, RECORD_TAIL, st.st_size -
-	    RECORD_TAIL) == RECORD_TAIL && (n = codec_get_u32(tail)) >=
-	    RECORD_HEAD + RECORD_TAIL && n <= st.st_size - HEADER_SIZE &&
-	    pread(fd, &op, 1, st.st_size - n + 8) == 1 &&
-	    op == JOURNAL_COMMIT_BEGUN)
-		gone = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	gone = commit_marked(fd) && flock(fd, LOCK_SH | LOCK_NB) == 0;
 	close(fd);
 	return gone;
 }
@@ -636,10 +644,14 @@ abandoned_commit(const char *path)
 /*
  * The start of the oldest open transaction with a journal in dir, or
  * shown by an owner file there, or UINT64_MAX when there is none.
- * Names that are neither are passed over, and so are abandoned commits.
+ * Names that are neither are passed over, and so are abandoned commits
+ * and journals that started below floor (too old to hold gc back,
+ * PERC_TXN_MAX_AGE); an owner file showing a start below floor counts
+ * as floor, since the younger transactions it does not show may be
+ * open too.
  */
 int
-journal_oldest(perc_ts *out, const char *dir)
+journal_oldest(perc_ts *out, const char *dir, perc_ts floor)
 {
 	char path[4096], *end;
 	struct dirent *e;
@@ -657,7 +669,9 @@ journal_oldest(perc_ts *out, const char *dir)
 		    e->d_name[1] <= '9') {
 			snprintf(path, sizeof(path), "%s/txn/%s", dir,
 			    e->d_name);
-			if ((ts = owner_oldest(path)) < *out)
+			if ((ts = owner_oldest(path)) < floor)
+				ts = floor;
+			if (ts < *out)
 				*out = ts;
 			continue;
 		}
@@ -665,7 +679,7 @@ journal_oldest(perc_ts *out, const char *dir)
 			continue;
 		errno = 0;
 		ts = strtoull(e->d_name, &end, 10);
-		if (*end != '\0' || errno != 0 || ts >= *out)
+		if (*end != '\0' || errno != 0 || ts >= *out || ts < floor)
 			continue;
 		snprintf(path, sizeof(path), "%s/txn/%s", dir, e->d_name);
 		if (!abandoned_commit(path))
@@ -673,6 +687,44 @@ journal_oldest(perc_ts *out, const char *dir)
 	}
 	closedir(d);
 	return 0;
+}
+
+/*
+ * Call fn for each journal in dir of a commit that began and whose
+ * owner is gone, with its token taken, so that no commit or abort of
+ * it runs until fn returns; a non-zero return stops the walk.  The
+ * journal of a transaction that has not begun to commit is never one:
+ * no process holds its token between the commands that use it, and it
+ * stays open until a command finishes it.
+ */
+int
+journal_each_abandoned(const char *dir,
+    int (*fn)(struct journal *j, void *arg), void *arg)
+{
+	char path[4096];
+	struct journal j;
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/txn", dir);
+	if ((d = opendir(path)) == NULL)
+		return error_set(errno == ENOENT ? PERC_ENOTDB : PERC_EIO,
+		    "cannot list the journals in '%s': %s", path,
+		    strerror(errno));
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    journal_open(&j, dir, e->d_name) < 0)
+			continue;
+		if (!j.read_only && flock(j.fd, LOCK_EX | LOCK_NB) == 0) {
+			j.token = 1;
+			if (!journal_gone(&j) && commit_marked(j.fd))
+				rc = fn(&j, arg);
+		}
+		journal_close(&j);
+	}
+	closedir(d);
+	return rc;
 }
 
 struct write *

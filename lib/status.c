@@ -20,6 +20,7 @@
 #include "db.h"
 #include "error.h"
 #include "escape.h"
+#include "gc.h"
 #include "journal.h"
 #include "timestamp.h"
 
@@ -166,7 +167,7 @@ perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
 		return rc;
 	free(open);
 	if ((rc = say(fn, arg, "open_transactions", "%zu", nopen)) != 0 ||
-	    (rc = journal_oldest(&oldest, db->dir)) < 0 ||
+	    (rc = journal_oldest(&oldest, db->dir, gc_open_floor())) < 0 ||
 	    (rc = oldest == UINT64_MAX ? fn("oldest_open_start", "none", arg) :
 	    say(fn, arg, "oldest_open_start", "%" PRIu64, oldest)) != 0)
 		return rc;

@@ -74,19 +74,26 @@ setup() {
 	for fp in after-commit-primary after-commit-secondary; do
 		perc_fresh_dir "db-$fp"
 		stuck_commit "$fp"
-		run --separate-stderr timeout 20 perc abort -t "$T"
-		# perc-abort(1) documents no status for this case; 0 and 3
-		# are both defensible, anything else is not.
-		case $status in
-		0) ;;
-		3) assert_error_line '*commit*' ;;
-		*) fail "abort of a committed transaction exited $status" ;;
-		esac
+		# Committed is finished (SPEC): exit 5, saying so.
+		run -5 --separate-stderr timeout 20 perc abort -t "$T"
+		assert_error_line '*already committed*'
+		[ ! -e "$PERC_DIR/txn/$T" ]
 		PERC_LOCK_TIMEOUT=1 run -0 abc
 		assert_output 'new-a new-b new-c'
 		run -5 perc commit -t "$T"
 		run -5 perc abort -t "$T"
 	done
+}
+
+@test "abort of a crashed commit that a reader rolled back: exit 5, no journal left" {
+	stuck_commit after-prewrite
+	PERC_LOCK_TIMEOUT=1 run -0 abc
+	assert_output 'old-a old-b old-c'
+	[ -f "$PERC_DIR/txn/$T" ]
+	run -5 --separate-stderr timeout 20 perc abort -t "$T"
+	assert_error_line '*rolled back*'
+	[ ! -e "$PERC_DIR/txn/$T" ]
+	run -5 perc abort -t "$T"
 }
 
 @test "abort usage errors: exit 2, one line" {

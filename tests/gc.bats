@@ -224,6 +224,52 @@ gc_to() {
 	assert_output ''
 }
 
+# gc_passes TS: a gc with PERC_TXN_MAX_AGE=1 takes a safe point above TS.
+gc_passes() {
+	local out
+	out=$(PERC_TXN_MAX_AGE=1 perc gc --retain 0) &&
+	    [ "${out%%$'\t'*}" -gt "$1" ]
+}
+
+@test "PERC_TXN_MAX_AGE: an older open transaction no longer holds gc back, and then exits 8" {
+	perc set r c v1
+	t=$(perc begin)
+	perc set -t "$t" s c from-t
+	t2=$(perc begin)
+	perc set r c v2
+	perc set r c v3
+	run -0 perc gc --retain 0
+	[ "${output%%$'\t'*}" = "$t" ]
+	# Once they are a second old, a max age of 1 s passes them.
+	poll 100 gc_passes "$t2" || fail "gc never passed $t2"
+	run -8 --separate-stderr perc commit -t "$t"
+	assert_error_line "*snapshot too old*"
+	run -5 perc commit -t "$t"
+	run -8 --separate-stderr perc get -t "$t2" r c
+	assert_error_line "*snapshot too old*"
+	run -1 perc get s c
+	run -0 perc get r c
+	assert_output v3
+	# One younger than the max age still holds it back.
+	t3=$(perc begin)
+	perc set r c v4
+	run -0 env PERC_TXN_MAX_AGE=3600 perc gc --retain 0
+	[ "${output%%$'\t'*}" = "$t3" ]
+	run -0 perc get -t "$t3" r c
+	assert_output v3
+}
+
+@test "a bad PERC_TXN_MAX_AGE is a usage error naming it" {
+	for v in abc -1 1x ' '; do
+		for args in "gc" "gc --dry-run" "begin"; do
+			# shellcheck disable=SC2086
+			PERC_TXN_MAX_AGE=$v run -2 --separate-stderr perc $args
+			assert_error_line "*PERC_TXN_MAX_AGE*"
+		done
+	done
+	PERC_TXN_MAX_AGE=0.5 run -0 perc gc
+}
+
 @test "gc usage: bad --retain, operands, outside a data directory" {
 	for args in "--retain -1" "--retain x" "--retain" "extra" "--bogus"; do
 		run -2 --separate-stderr perc gc $args

@@ -154,7 +154,8 @@ commit_ts_of() {
 		refute_line --regexp $'\tlock\t'
 		refute_line --partial "new-$r"
 	done
-	run -3 perc commit -t "$T"
+	# Rolled back is finished: its journal went with it.
+	run -5 perc commit -t "$T"
 }
 
 @test "after-prewrite-primary: only the primary is locked and rolled back (PEERS 27)" {
@@ -261,6 +262,54 @@ commit_ts_of() {
 	assert_output 'new-a new-b new-c'
 	run -0 perc resolve-locks
 	assert_output ''
+}
+
+# journals: the journals in txn/, by name, on one line.
+journals() {
+	ls "$PERC_DIR/txn" | grep -x '[1-9][0-9]*' | tr '\n' ' ' || true
+}
+
+@test "the journal of a crashed commit that resolve-locks finished goes; its handle then exits 5" {
+	for fp in after-prewrite-primary after-prewrite after-commit-primary \
+	    after-commit-secondary; do
+		perc_fresh_dir "db-$fp"
+		wedge "$fp"
+		[ -f "$PERC_DIR/txn/$T" ]
+		run -0 timeout 20 perc resolve-locks
+		[ -z "$(journals)" ] || fail "$fp: journals left: $(journals)"
+		run -5 --separate-stderr perc abort -t "$T"
+		assert_error_line "*$T*"
+		run -5 perc commit -t "$T"
+	done
+}
+
+@test "resolve-locks removes the journal of a crash that readers already settled" {
+	for fp in after-prewrite after-commit-primary; do
+		perc_fresh_dir "db-$fp"
+		wedge "$fp"
+		run -0 vals             # the reader settles every lock
+		run -0 --separate-stderr timeout 20 perc resolve-locks
+		assert_output ''
+		[ -z "$(journals)" ] || fail "$fp: journals left: $(journals)"
+	done
+}
+
+@test "resolve-locks keeps the journals of open transactions and of live commits" {
+	perc set d col old-d
+	open=$(perc begin)
+	perc set -t "$open" d col from-open
+	paused after-prewrite 30
+	run -0 timeout 20 perc resolve-locks
+	assert_output "$(expect alive a b c)"
+	[ -f "$PERC_DIR/txn/$open" ] && [ -f "$PERC_DIR/txn/$T" ]
+	reap
+	[ "$RC" -eq 0 ]
+	run -0 perc resolve-locks
+	assert_output ''
+	[ "$(journals)" = "$open " ]
+	run -0 perc commit -t "$open"
+	run -0 perc get d col
+	assert_output from-open
 }
 
 @test "a live owner's locks are printed alive and left alone; it then commits (PEERS 31, 39)" {

@@ -263,13 +263,15 @@ test_local(const char *dir)
 	    (uint64_t)clock_wall_ms()));
 	/* The same pid, stamped long before it registered: not this one. */
 	CHECK(!journal_owner_alive(dir, 41, (uint32_t)pid, 1));
-	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == 41);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == 41);
+	/* Too old to hold gc back, it may hide younger ones: the floor. */
+	CHECK(journal_oldest(&oldest, dir, 42) == 0 && oldest == 42);
 	CHECK(write(to_child[1], "f", 1) == 1);
 	CHECK(read(to_parent[0], &c, 1) == 1 && c == 'b');
-	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == 43);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == 43);
 	CHECK(write(to_child[1], "g", 1) == 1);
 	CHECK(read(to_parent[0], &c, 1) == 1 && c == 'c');
-	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == UINT64_MAX);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == UINT64_MAX);
 	kill(pid, 9);
 	waitpid(pid, &status, 0);
 	CHECK(!journal_owner_alive(dir, 41, (uint32_t)pid,
@@ -277,10 +279,50 @@ test_local(const char *dir)
 	/* gc's look at the owners removes a dead one's file. */
 	snprintf(path, sizeof(path), "%s/txn/p%ld", dir, (long)pid);
 	CHECK(access(path, F_OK) == 0);
-	CHECK(journal_oldest(&oldest, dir) == 0 && oldest == UINT64_MAX);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == UINT64_MAX);
 	CHECK(access(path, F_OK) != 0);
 	close(to_child[1]);
 	close(to_parent[0]);
+}
+
+static int
+note_walked(struct journal *j, void *arg)
+{
+	*(perc_ts *)arg = j->start_ts;
+	return 0;
+}
+
+/*
+ * The oldest open start passes over journals below the floor and
+ * crashed commits; only crashed commits, their token free, are walked.
+ */
+static void
+test_oldest_and_abandoned(const char *dir)
+{
+	struct journal a, b;
+	perc_ts oldest, walked = 0;
+
+	make_txn_dir(dir);
+	CHECK(journal_create(&a, dir, 51) == 0);
+	CHECK(journal_create(&b, dir, 53) == 0);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == 51);
+	CHECK(journal_oldest(&oldest, dir, 52) == 0 && oldest == 53);
+	CHECK(journal_oldest(&oldest, dir, 54) == 0 && oldest == UINT64_MAX);
+	/* Open, not committing: never walked, whoever holds it. */
+	CHECK(journal_each_abandoned(dir, note_walked, &walked) == 0);
+	CHECK(walked == 0);
+	/* A commit begun, its token let go (an append lets it go). */
+	CHECK(append(&a, JOURNAL_COMMIT_BEGUN, "", "", "") == 0);
+	CHECK(journal_oldest(&oldest, dir, 0) == 0 && oldest == 53);
+	CHECK(journal_each_abandoned(dir, note_walked, &walked) == 0);
+	CHECK(walked == 51);
+	/* A commit at work holds its token: not abandoned. */
+	walked = 0;
+	CHECK(journal_take_token(&a, FOREVER) == 0);
+	CHECK(journal_each_abandoned(dir, note_walked, &walked) == 0);
+	CHECK(walked == 0);
+	journal_close(&a);
+	journal_close(&b);
 }
 
 const struct unit_test journal_tests[] = {
@@ -295,5 +337,7 @@ const struct unit_test journal_tests[] = {
 	    test_token },
 	{ "journal: a local one is memory, shown open by its owner file",
 	    test_local },
+	{ "journal: oldest open start, floor, and crashed commits walked",
+	    test_oldest_and_abandoned },
 	{ NULL, NULL }
 };
