@@ -685,40 +685,51 @@ perc_txn_abort(perc_txn *txn)
  * primary holds no lock of it and has its write record: committed
  * (readers roll the rest forward) or rolled back.  Its journal then
  * goes.  A primary with neither was never prewritten, and perc commit
- * may still be run again; a damaged journal is perc abort's to
- * discard.  A bulk load's journal holds no writes (they were in its
- * memory): nothing can run it again, and its locks are settled by
- * their primary.
+ * may still be run again, unless the transaction started below gc's
+ * safe point: gc settled its locks first, and may have removed the
+ * record since.  A damaged journal is perc abort's to discard.  A bulk
+ * load's journal holds no writes (they were in its memory): nothing can
+ * run it again, and its locks are settled by their primary.
  */
+static int
+crash_finished(int *finished, struct store *s, const struct journal *j,
+    const struct write *primary)
+{
+	struct lock_rec lock;
+	perc_ts at, safe_point;
+	int rc, op;
+
+	*finished = 0;
+	memset(&lock, 0, sizeof(lock));
+	rc = s->ops->get_lock(s, &lock, row_of(primary), col_of(primary));
+	if (rc == 0 && lock.start_ts == j->start_ts)
+		goto done;      /* its fate is still open */
+	if (rc == 0 || rc == PERC_ENOTFOUND)
+		rc = s->ops->find_commit(s, &at, &op, row_of(primary),
+		    col_of(primary), j->start_ts);
+	if (rc == PERC_ENOTFOUND &&
+	    (rc = s->ops->safe_point(s, &safe_point)) == 0)
+		*finished = j->start_ts < safe_point;
+	else if (rc == 0)
+		*finished = 1;
+done:
+	codec_lock_dispose(&lock);
+	return rc;
+}
+
 static int
 remove_if_finished(struct journal *j, void *arg)
 {
 	perc_db *db = arg;
-	struct store *s = db->store;
 	struct writeset ws;
-	struct lock_rec lock;
-	const struct write *p;
-	perc_ts at;
-	int rc, op;
+	int rc = 0, finished = 1;
 
 	if (journal_load(&ws, j) < 0)
 		return 0;
-	if (ws.n == 0)
-		return journal_finish(j);
-	p = nth(&ws, 0);
-	memset(&lock, 0, sizeof(lock));
-	rc = s->ops->get_lock(s, &lock, row_of(p), col_of(p));
-	if (rc == 0 && lock.start_ts == j->start_ts)
-		rc = 0;                 /* its fate is still open */
-	else if (rc == 0 || rc == PERC_ENOTFOUND) {
-		rc = s->ops->find_commit(s, &at, &op, row_of(p), col_of(p),
-		    j->start_ts);
-		if (rc == 0)
-			rc = journal_finish(j);
-		else if (rc == PERC_ENOTFOUND)
-			rc = 0;
-	}
-	codec_lock_dispose(&lock);
+	if (ws.n > 0)
+		rc = crash_finished(&finished, db->store, j, nth(&ws, 0));
+	if (rc == 0 && finished)
+		rc = journal_finish(j);
 	writeset_dispose(&ws);
 	return rc;
 }

@@ -294,6 +294,19 @@ journals() {
 	done
 }
 
+@test "resolve-locks removes the journal of a crash that gc settled and collected" {
+	wedge after-prewrite
+	perc set a col newer         # gc keeps a's newest version only
+	run -0 perc gc --retain 0
+	run -0 perc show a col
+	refute_line --partial "start=$T"
+	[ -f "$PERC_DIR/txn/$T" ]
+	run -0 timeout 20 perc resolve-locks
+	assert_output ''
+	[ -z "$(journals)" ] || fail "journals left: $(journals)"
+	run -5 perc commit -t "$T"
+}
+
 @test "resolve-locks keeps the journals of open transactions and of live commits" {
 	perc set d col old-d
 	open=$(perc begin)
