@@ -83,9 +83,10 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
 	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
 		goto done;
-	/* Several cells: one snapshot, the store opened once. */
-	if (argc > 2 && ((!handle && !at && (rc = perc_snapshot_ts(&ts,
-	    ctx->db)) < 0) || (rc = perc_db_hold(ctx->db)) < 0))
+	/* Several cells: one snapshot, gc held off it, the store opened
+	   once. */
+	if (argc > 2 && ((!handle && !at && (rc = perc_snapshot_begin(&txn,
+	    &ts, ctx->db)) < 0) || (rc = perc_db_hold(ctx->db)) < 0))
 		goto done;
 	for (i = 0; i < argc; i += 2) {
 		if ((rc = cmd_arg(&row, &rowbuf, argv[i], escaped)) < 0 ||

@@ -259,6 +259,16 @@ int  perc_load(perc_db *db, FILE *in, const perc_load_options *opts);
 int  perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at,
                        perc_bytes row, perc_bytes col);
 
+/*
+ * The newest snapshot, held for reads of several cells: *ts, and in
+ * *out a transaction that only reads it (perc_txn_get, perc_iter_scan),
+ * whose start gc does not pass until perc_txn_free, so that no read of
+ * it is ever too old (PERC_ETOOOLD).  *out is NULL where this process
+ * can write nothing to show it open (a read-only data directory, a full
+ * disk): then read at *ts with perc_snapshot_get.
+ */
+int  perc_snapshot_begin(perc_txn **out, perc_ts *ts, perc_db *db);
+
 /* Scans of the visible cells, in byte order of row, then column. */
 typedef struct {
 	unsigned   version;        /* PERC_SCAN_OPTIONS_VERSION */

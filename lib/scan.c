@@ -7,6 +7,10 @@
  * read cannot change at the snapshot meanwhile, since any transaction
  * that could still commit below it had locked them first, and a lock
  * below the snapshot stops the scan until it is resolved.
+ *
+ * A fresh scan reads a snapshot that gc does not pass while it lasts
+ * (perc_snapshot_begin): its lines, once printed, are never taken back
+ * by a "snapshot too old".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,7 @@ struct item {
 struct perc_iter {
 	perc_db     *db;
 	perc_txn    *txn;          /* its buffered writes are merged in */
+	perc_txn    *snapshot;     /* a fresh scan's, held open to gc */
 	perc_ts      ts;
 	perc_buf     prefix;       /* the row prefix, raw */
 	perc_buf     column;       /* the column filter */
@@ -85,7 +90,7 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 		it->ts = txn->journal.start_ts;
 		rc = txn_writes(txn);
 	} else if ((it->ts = opts->at) == 0) {
-		rc = perc_snapshot_ts(&it->ts, db);
+		rc = perc_snapshot_begin(&it->snapshot, &it->ts, db);
 	} else {
 		rc = db_check_at(db, it->ts);
 	}
@@ -332,5 +337,6 @@ perc_iter_free(perc_iter *it)
 	perc_buf_dispose(&it->column);
 	perc_buf_dispose(&it->after_row);
 	perc_buf_dispose(&it->after_col);
+	perc_txn_free(it->snapshot);
 	free(it);
 }

@@ -210,10 +210,35 @@ read_newest(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col)
 	return rc;
 }
 
+/*
+ * A fresh snapshot is read as a transaction that only reads: its start
+ * is open to gc, which does not pass it until perc_txn_free, however
+ * often a gc that keeps nothing (--retain 0) runs meanwhile.  Where
+ * this process can write nothing (no start can be shown open), the
+ * newest snapshot it can read is all there is.
+ */
+int
+perc_snapshot_begin(perc_txn **out, perc_ts *ts, perc_db *db)
+{
+	int rc;
+
+	*out = NULL;
+	if (!db->store->read_only) {
+		if ((rc = perc_txn_begin_local(out, db)) == 0) {
+			*ts = (*out)->journal.start_ts;
+			return 0;
+		}
+		if (rc != PERC_EIO)
+			return rc;
+	}
+	return perc_snapshot_ts(ts, db);   /* a full disk, say */
+}
+
 int
 perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
     perc_bytes col)
 {
+	perc_txn *snap = NULL;
 	int rc, tries = 0, fresh = at == 0;
 
 	if (fresh && (rc = read_newest(out, db, row, col)) != PERC_ELOCKED) {
@@ -223,15 +248,17 @@ perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
 	if (!fresh && (rc = db_check_at(db, at)) < 0)
 		return rc;
 	/*
-	 * A fresh snapshot is above gc's safe point, unless a gc that
-	 * keeps nothing (--retain 0) passed it meanwhile: take a newer.
+	 * Only a snapshot gc was not told of (perc_snapshot_begin without
+	 * a transaction) can be passed by a gc meanwhile: take a newer.
 	 */
 	do {
-		rc = fresh ? perc_snapshot_ts(&at, db) : 0;
+		perc_txn_free(snap);
+		rc = fresh ? perc_snapshot_begin(&snap, &at, db) : 0;
 		if (rc == 0)
 			rc = db_snapshot_read(out, db, row, col, at);
-	} while (rc == PERC_ETOOOLD && fresh && ++tries < 10);
+	} while (rc == PERC_ETOOOLD && fresh && snap == NULL && ++tries < 10);
 	db_release(db);
+	perc_txn_free(snap);
 	return rc;
 }
 

@@ -312,3 +312,50 @@ view_reader() {
 	run -0 perc get w3 c
 	assert_output 15
 }
+
+# SPEC: a read with neither -t nor --at never gets exit 8 ("snapshot
+# too old"); it reads a fresh snapshot, which a gc that keeps nothing
+# must not pass while the read goes on.  The table is big enough that a
+# scan spans several of the store's batches, each of which the old
+# reader checked against a safe point gc had raised meanwhile.
+@test "fresh reads beside a gc loop that keeps nothing never exit 8: scan, get, the shell's" {
+	local stop=$BATS_TEST_TMPDIR/stop passes=$BATS_TEST_TMPDIR/passes
+	local out=$BATS_TEST_TMPDIR/out pids=() p i
+	seq 3000 | sed 's/^/r/; s/$/\tc\tv/' | perc load > /dev/null
+	perc set a bal 100
+	( while [ ! -e "$stop" ]; do
+		perc gc --retain 0 > /dev/null 2>&1 && echo >> "$passes"
+	done ) 3>&- &
+	BG_PIDS+=($!)
+	( while [ ! -e "$stop" ]; do
+		perc set a bal 100 2> /dev/null
+	done ) 3>&- &
+	BG_PIDS+=($!)
+	poll 100 test -s "$passes"
+	( for i in $(seq 40); do
+		perc scan > "$out.scan" 2> /dev/null ||
+			echo "scan exit $?" >> "$FAIL"
+		[ "$(wc -l < "$out.scan")" -eq 3001 ] ||
+			echo "scan printed $(wc -l < "$out.scan") lines" >> "$FAIL"
+	done ) 3>&- &
+	pids+=($!)
+	( for i in $(seq 40); do
+		perc get a bal r1 c r3000 c > /dev/null 2>&1 ||
+			echo "get of three cells exit $?" >> "$FAIL"
+		perc get a bal > /dev/null 2>&1 || echo "get exit $?" >> "$FAIL"
+	done ) 3>&- &
+	pids+=($!)
+	( for i in $(seq 40); do echo scan; echo get a bal; done |
+		perc shell > "$out.shell" ) 3>&- &
+	pids+=($!)
+	BG_PIDS+=("${pids[@]}")
+	for p in "${pids[@]}"; do wait "$p"; done
+	touch "$stop"
+	kill_bg
+	grep '^err' "$out.shell" >> "$FAIL" || true
+	[ "$(grep -c '^ok 3001$' "$out.shell")" -eq 40 ] ||
+		echo "the shell's scans did not all end 'ok 3001'" >> "$FAIL"
+	[ "$(wc -l < "$passes")" -ge 2 ] || echo "gc hardly ran" >> "$FAIL"
+	run cat "$FAIL"
+	assert_output ''
+}
