@@ -30,7 +30,7 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	perc_bytes row, col, val;
 	perc_txn *txn = NULL;
 	perc_iter *it = NULL;
-	struct cmd_progress progress;
+	struct cmd_progress progress, cleaning;
 	uint64_t n = 0;
 	int ch, rc;
 
@@ -69,14 +69,25 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	if (at && cmd_parse_ts(&opts.at, at) < 0)
 		return cmd_usage_error(usage, "--at takes a timestamp "
 		    "(from perc ts or a commit), not '%s'", at);
+	/*
+	 * A dead transaction's locks that the scan cleans on its way, a
+	 * line of their own, ended before the next cell comes out.
+	 */
+	cmd_progress_start(&cleaning, "perc scan", "locks cleaned");
 	if ((rc = cmd_open_db(ctx)) < 0 || (handle &&
-	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0) ||
-	    (rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)
+	    (rc = perc_txn_open(&txn, ctx->db, handle)) < 0))
+		goto done;
+	perc_db_progress(ctx->db, cmd_progress_heard, &cleaning);
+	if ((rc = perc_iter_scan(&it, ctx->db, txn, &opts)) < 0)
 		goto done;
 	/* The cells are the progress when they go to the terminal too. */
 	cmd_progress_start(&progress, "perc scan", "cells");
 	progress.on = progress.on && !isatty(STDOUT_FILENO);
 	while ((rc = perc_iter_next(&row, &col, &val, it)) == 0) {
+		if (cleaning.width > 0) {
+			cmd_progress_done(&cleaning);
+			cleaning.width = 0;
+		}
 		cmd_print_cell(row, col, val);
 		if ((++n & 1023) == 0)
 			cmd_progress_tick(&progress, n);
@@ -86,6 +97,7 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 	if (rc == PERC_ITEROVER)
 		rc = 0;
 done:
+	cmd_progress_done(&cleaning);
 	perc_iter_free(it);
 	perc_txn_free(txn);
 	return rc < 0 ? cmd_fail(rc) : 0;

@@ -51,8 +51,10 @@ ldb_scan(struct store *base, struct store_scan *sc)
 	w.it = ldb_iter(s);
 	if (!sc->resume)
 		leveldb_iter_seek(w.it, range.data, range.len);
-	else if ((rc = codec_cell_prefix(&prefix, REGION_CELL, sc->after_row,
-	    sc->after_col)) == 0) {
+	else if ((rc = codec_cell_prefix(&prefix, REGION_CELL, sc->from_row,
+	    sc->from_col)) == 0 && sc->resume == SCAN_AT)
+		leveldb_iter_seek(w.it, prefix.data, prefix.len);
+	else if (rc == 0) {
 		w.prefix = buf_bytes(&prefix);
 		rc = ldb_walk_seek(&w, KIND_FAILURES, 0);   /* past all */
 	}
@@ -87,6 +89,11 @@ ldb_scan(struct store *base, struct store_scan *sc)
 				break;
 			lock = rc == 0 ? &sc->blocker : NULL;
 			leveldb_iter_next(w.it);
+			if (lock != NULL && sc->passed != NULL &&
+			    sc->known != NULL &&
+			    lock->start_ts == sc->known->start_ts &&
+			    (rc = sc->passed(sc->arg, w.row, w.col, lock)) < 0)
+				break;
 		}
 		rc = ldb_visible(&w, &value, sc->ts, lock, sc->known);
 		if (rc == PERC_ELOCKED) {

@@ -312,29 +312,39 @@ push_past(perc_db *db, const struct lock_rec *lock, perc_ts ts,
 
 /*
  * A reader at snapshot ts met lock on (row, col): clean it up if its
- * owner is gone (or, when the store cannot be written, learn its fate
- * in *known); push it past ts if it is a large transaction's (see
- * store_ops.push); else let go of the store so the owner can finish,
- * and wait a while.  Returns 0 when the caller should look again,
+ * owner is gone, and read past the other locks of its transaction from
+ * then on (*known; when the store cannot be written, learn its fate
+ * there without cleaning); push it past ts if it is a large
+ * transaction's (see store_ops.push); else let go of the store so the
+ * owner can finish, and wait a while.  *decided, when decided is not
+ * NULL, becomes the fate of a transaction this call settled, which its
+ * other locks, still in the store, share: a scan cleans them as it
+ * reads past them.  Returns 0 when the caller should look again,
  * PERC_ETIMEOUT once the deadline has passed.
  */
 int
 lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
     const struct lock_rec *lock, perc_ts ts, struct lock_fate *known,
-    unsigned *delay_us, int64_t deadline_ms)
+    struct lock_fate *decided, unsigned *delay_us, int64_t deadline_ms)
 {
+	struct lock_fate settled = { 0, 0 };
 	int rc, action;
 
 	if (db->store->read_only || db->store->failed)
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
 	else if ((rc = lock_resolve(&action, db, row, col, lock, 0,
-	    NULL)) < 0 &&
+	    &settled)) < 0 &&
 	    db->store->failed)   /* the disk filled up: read past it */
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
 	else if (rc == 0 && action == RESOLVE_ALIVE && lock->large)
 		return push_past(db, lock, ts, known);
+	else if (rc == 0 && action != RESOLVE_ALIVE) {
+		*known = settled;       /* final: the primary said it */
+		if (decided != NULL)
+			*decided = settled;
+	}
 	if (rc < 0 || action != RESOLVE_ALIVE)
 		return rc;
 	db->store->ops->release(db->store);

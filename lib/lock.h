@@ -55,7 +55,7 @@ int  lock_batch_flush(struct lock_batch *b);
 void lock_batch_dispose(struct lock_batch *b);
 int  lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
                         const struct lock_rec *lock, perc_ts ts,
-                        struct lock_fate *known, unsigned *delay_us,
-                        int64_t deadline_ms);
+                        struct lock_fate *known, struct lock_fate *decided,
+                        unsigned *delay_us, int64_t deadline_ms);
 const char *action_name(int action);
 #endif

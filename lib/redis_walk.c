@@ -345,9 +345,10 @@ rs_scan(struct store *base, struct store_scan *sc)
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto done;
 	if (sc->resume) {
-		if ((rc = codec_cell_prefix(&cellp, REGION_CELL, sc->after_row,
-		    sc->after_col)) < 0 || (rc = bound(&from, '[',
-		    buf_bytes(&cellp))) < 0 || (rc = buf_add(&from, "\7", 1)) < 0)
+		if ((rc = codec_cell_prefix(&cellp, REGION_CELL, sc->from_row,
+		    sc->from_col)) < 0 || (rc = bound(&from, '[',
+		    buf_bytes(&cellp))) < 0 || (sc->resume == SCAN_AFTER &&
+		    (rc = buf_add(&from, "\7", 1)) < 0))
 			goto done;
 	} else if ((rc = bound(&from, '[', buf_bytes(&range))) < 0) {
 		goto done;
@@ -371,6 +372,14 @@ rs_scan(struct store *base, struct store_scan *sc)
 			/* 1: the batch is full; < 0: a failure to return. */
 			if ((rc = sc->cell(sc->arg, buf_bytes(&k.row),
 			    buf_bytes(&k.col), buf_bytes(&it->value))) != 0)
+				break;
+		} else if (it->code == 4) {
+			/* A lock of the known transaction, read past. */
+			if ((rc = codec_lock_decode(&sc->blocker,
+			    it->value.data, it->value.len)) < 0 ||
+			    (sc->passed != NULL && (rc = sc->passed(sc->arg,
+			    buf_bytes(&k.row), buf_bytes(&k.col),
+			    &sc->blocker)) < 0))
 				break;
 		} else if (it->code == 2) {
 			if ((rc = codec_lock_decode(&sc->blocker,

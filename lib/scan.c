@@ -6,7 +6,11 @@
  * batch resumes from the key after the last cell read; cells already
  * read cannot change at the snapshot meanwhile, since any transaction
  * that could still commit below it had locked them first, and a lock
- * below the snapshot stops the scan until it is resolved.
+ * below the snapshot stops the scan until it is resolved.  The walk
+ * then goes on from that lock's cell, and reads past the other locks
+ * of a transaction whose fate it has learned; those of a dead one are
+ * cleaned as it goes, many at a time as resolve-locks cleans them, so
+ * a crashed commit of any size costs a scan one look at its primary.
  *
  * A fresh scan reads a snapshot that gc does not pass while it lasts
  * (perc_snapshot_begin): its lines, once printed, are never taken back
@@ -18,6 +22,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "codec.h"
+#include "db.h"
 #include "error.h"
 #include "lock.h"
 #include "store.h"
@@ -51,8 +56,11 @@ struct perc_iter {
 	perc_buf     prefix;       /* the row prefix, raw */
 	perc_buf     column;       /* the column filter */
 	int          has_column;
-	int          resume;       /* the next batch starts after ... */
-	perc_buf     after_row, after_col; /* ... this cell */
+	int          resume;       /* the next batch starts (store.h) ... */
+	perc_buf     from_row, from_col; /* ... at or after this cell */
+	struct lock_fate known;    /* a transaction whose locks are read past */
+	struct lock_batch cleaning; /* the dead one's, cleaned as passed */
+	uint64_t     cleaned;      /* locks so far, for progress */
 	int          store_done;
 	int64_t      started;      /* when the batch took the store */
 	perc_buf     arena;        /* the batch's bytes */
@@ -86,6 +94,7 @@ perc_iter_scan(perc_iter **out, perc_db *db, perc_txn *txn,
 		return error_set(PERC_EIO, "out of memory");
 	it->db = db;
 	it->txn = txn;
+	it->cleaning.db = db;
 	if (txn != NULL) {
 		it->ts = txn->journal.start_ts;
 		rc = txn_writes(txn);
@@ -185,18 +194,47 @@ add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 	    clock_mono_ms() - it->started >= BATCH_MS;
 }
 
-/* The next batch starts after the last cell of this one. */
+/* The next walk starts at, or after (how), the cell (row, col). */
 static int
-move_cursor(perc_iter *it)
+move_cursor(perc_iter *it, int how, perc_bytes row, perc_bytes col)
 {
-	const struct item *last = &it->items[it->n - 1];
-	perc_bytes row = item_row(it, last), col = item_col(it, last);
 	int rc;
 
-	it->resume = 1;
-	if ((rc = buf_set(&it->after_row, row.data, row.len)) < 0)
+	it->resume = how;
+	if ((rc = buf_set(&it->from_row, row.data, row.len)) < 0)
 		return rc;
-	return buf_set(&it->after_col, col.data, col.len);
+	return buf_set(&it->from_col, col.data, col.len);
+}
+
+/* The next batch starts after the last cell of this one. */
+static int
+move_past_batch(perc_iter *it)
+{
+	const struct item *last = &it->items[it->n - 1];
+
+	return move_cursor(it, SCAN_AFTER, item_row(it, last),
+	    item_col(it, last));
+}
+
+/*
+ * A lock of the known transaction, which the walk read past: when it
+ * is the dead transaction this scan settled, it joins the others for
+ * cleaning.  A live transaction's (pushed past, see lock.c) stays, and
+ * so does everything in a store this process cannot write.
+ */
+static int
+clean_passed(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	perc_iter *it = arg;
+	struct store *s = it->db->store;
+
+	if (s->read_only || s->failed ||
+	    lock->start_ts != it->cleaning.decided.start_ts)
+		return 0;
+	if ((++it->cleaned & 1023) == 0)
+		db_progress(it->db, "locks cleaned", it->cleaned);
+	return lock_batch_add(&it->cleaning, row, col, lock);
 }
 
 /* Fill the batch from the store. */
@@ -206,17 +244,18 @@ fetch(perc_iter *it)
 	int64_t deadline = clock_deadline(it->db->timeout_ms);
 	struct store *s = it->db->store;
 	perc_bytes column = buf_bytes(&it->column);
-	struct lock_fate known = { 0, 0 };
 	struct store_scan sc;
 	unsigned delay = 1000;
-	int rc;
+	uint64_t cleaned = it->cleaned;
+	int rc, flushed;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.prefix = buf_bytes(&it->prefix);
 	sc.column = it->has_column ? &column : NULL;
 	sc.ts = it->ts;
-	sc.known = &known;
+	sc.known = &it->known;
 	sc.cell = add_item;
+	sc.passed = clean_passed;
 	sc.arg = it;
 	clear_items(it);
 	if ((rc = db_acquire(it->db, deadline)) < 0 ||
@@ -225,22 +264,30 @@ fetch(perc_iter *it)
 	it->started = clock_mono_ms();
 	for (;;) {
 		sc.resume = it->resume;
-		sc.after_row = buf_bytes(&it->after_row);
-		sc.after_col = buf_bytes(&it->after_col);
-		rc = s->ops->scan(s, &sc);
-		if (it->n > 0 && (rc == 0 || rc == PERC_ELOCKED)) {
-			int moved = move_cursor(it);
-
-			if (moved < 0)
-				rc = moved;
-		}
-		if (rc != PERC_ELOCKED)
+		sc.from_row = buf_bytes(&it->from_row);
+		sc.from_col = buf_bytes(&it->from_col);
+		if ((rc = s->ops->scan(s, &sc)) != PERC_ELOCKED)
 			break;
-		if ((rc = lock_wait_or_clean(it->db, buf_bytes(&sc.brow),
-		    buf_bytes(&sc.bcol), &sc.blocker, it->ts, &known,
-		    &delay, deadline)) < 0)
+		/*
+		 * The cells before the lock are read: look again from its
+		 * own, once it is settled (its cleaning first, as the
+		 * transaction settled may change).
+		 */
+		if ((rc = move_cursor(it, SCAN_AT, buf_bytes(&sc.brow),
+		    buf_bytes(&sc.bcol))) < 0 ||
+		    (rc = lock_batch_flush(&it->cleaning)) < 0 ||
+		    (rc = lock_wait_or_clean(it->db, buf_bytes(&sc.brow),
+		    buf_bytes(&sc.bcol), &sc.blocker, it->ts, &it->known,
+		    &it->cleaning.decided, &delay, deadline)) < 0)
 			break;
 	}
+	/* The locks read past are cleaned before the store is let go. */
+	if ((flushed = lock_batch_flush(&it->cleaning)) < 0 && rc >= 0)
+		rc = flushed;
+	if (it->cleaned != cleaned)
+		db_progress(it->db, "locks cleaned", it->cleaned);
+	if (rc == 0 && it->n > 0)
+		rc = move_past_batch(it);
 	it->store_done = sc.done;
 done:
 	db_release(it->db);
@@ -335,8 +382,9 @@ perc_iter_free(perc_iter *it)
 	perc_buf_dispose(&it->arena);
 	perc_buf_dispose(&it->prefix);
 	perc_buf_dispose(&it->column);
-	perc_buf_dispose(&it->after_row);
-	perc_buf_dispose(&it->after_col);
+	perc_buf_dispose(&it->from_row);
+	perc_buf_dispose(&it->from_col);
+	lock_batch_dispose(&it->cleaning);
 	perc_txn_free(it->snapshot);
 	free(it);
 }

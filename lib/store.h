@@ -55,22 +55,31 @@ struct writeset;
 /*
  * One batch of a scan: the visible cells of snapshot ts whose row
  * starts with prefix (and whose column is *column), from the first
- * cell after (after_row, after_col) when resume is set.  The store
- * calls cell for each in order, until cell returns 1 (the batch is
- * full) or a failure (which the scan returns), or none is left (done
- * is set).  A lock that may still commit
- * below ts ends the batch with PERC_ELOCKED, the lock in blocker and its
- * cell in brow, bcol; cells before it were given.
+ * cell, or from the cell (from_row, from_col) (resume SCAN_AT) or the
+ * first after it (SCAN_AFTER).  The store calls cell for each in
+ * order, until cell returns 1 (the batch is full) or a failure (which
+ * the scan returns), or none is left (done is set).  A lock that may
+ * still commit below ts ends the batch with PERC_ELOCKED, the lock in
+ * blocker and its cell in brow, bcol; cells before it were given.  The
+ * locks of the transaction known are read past (see ldb_visible), and
+ * each is given to passed, when not NULL, before its cell, so that the
+ * caller may clean them; a failure it returns ends the scan.
  */
+#define SCAN_AFTER 1
+#define SCAN_AT    2
+
 struct store_scan {
 	perc_bytes              prefix;
 	const perc_bytes       *column;
 	perc_ts                 ts;
 	const struct lock_fate *known;
 	int                     resume;
-	perc_bytes              after_row, after_col;
+	perc_bytes              from_row, from_col;
 	int                   (*cell)(void *arg, perc_bytes row,
 	                              perc_bytes col, perc_bytes value);
+	int                   (*passed)(void *arg, perc_bytes row,
+	                                perc_bytes col,
+	                                const struct lock_rec *lock);
 	void                   *arg;
 	int                     done;
 	struct lock_rec         blocker;

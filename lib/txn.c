@@ -177,7 +177,7 @@ db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
 	while ((rc = db->store->ops->read(db->store, out, row, col, ts,
 	    &blocker, &known)) == PERC_ELOCKED) {
 		if ((rc = lock_wait_or_clean(db, row, col, &blocker, ts,
-		    &known, &delay, deadline)) < 0)
+		    &known, NULL, &delay, deadline)) < 0)
 			break;
 	}
 	codec_lock_dispose(&blocker);

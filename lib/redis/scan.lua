@@ -5,10 +5,12 @@
 -- known_visible, as read.lua's.
 -- Returns {next, last, P, code, value, P, code, value, ...}: each cell
 -- of the page with read.lua's code 0, 2 or 3 and what goes with it
--- (a cell with no value is left out), in key order; next is the bound
--- the next page starts from, last 1 when there is none.  A full page's
--- last cell may go on past it, so it is left to the next page; unless
--- it is the page's only cell, which is then read whole.
+-- (a cell with no value is left out), in key order, each after the
+-- lock of the known transaction it was read past, if any, with code 4
+-- (for the caller to clean with the others of its transaction); next
+-- is the bound the next page starts from, last 1 when there is none.
+-- A full page's last cell may go on past it, so it is left to the next
+-- page; unless it is the page's only cell, which is then read whole.
 local from, stop, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local ts8, kstart, kvisible = ARGV[4], ARGV[5], ARGV[6]
 
@@ -50,6 +52,14 @@ for _, cell in ipairs(cells) do
 	local seen = cell
 	if cell.whole then
 		seen = nil
+	end
+	if cell.lock and kstart ~= '' then
+		local lock = redis.call('HGET', KEYS[2], lock_key(cell.P))
+		if lock and lock_start(lock) == kstart then
+			out[#out + 1] = cell.P
+			out[#out + 1] = 4
+			out[#out + 1] = lock
+		end
 	end
 	local r = read_cell(cell.P, ts8, kstart, kvisible, seen)
 	if r[1] ~= 1 then

@@ -470,6 +470,31 @@ gc_part() {
 echo "== gc: one cell updated $(n 100000) times, before and after perc gc"
 gc_part
 
+# Issue 28: a scan cleans a dead transaction's locks as resolve-locks
+# does, in bulk.  The same killed load of $(n 20000) cells twice: scan's
+# time over the locks of one, resolve-locks' over those of the other
+# (the baseline).  TAG names the store in the figure.
+dead_locks_part() {
+	local tag=$1 c d s e scan rl
+	c=$(n 20000)
+	cells_tsv "$c" > "$work/dead.tsv"
+	for d in dead-scan dead-resolve; do
+		fresh "$work/$d"
+		PERC_FAILPOINT=after-prewrite perc -d "$work/$d" load \
+		    < "$work/dead.tsv" > /dev/null 2>&1 || true
+	done
+	s=$(date +%s.%N); perc -d "$work/dead-scan" scan > /dev/null
+	e=$(date +%s.%N)
+	scan=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f", e - s }')
+	s=$(date +%s.%N); perc -d "$work/dead-resolve" resolve-locks > /dev/null
+	e=$(date +%s.%N)
+	rl=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f", e - s }')
+	report "${tag}scan over $c dead locks (resolve-locks), s" "$scan" s \
+	    "$rl" "-"
+}
+echo "== scan over a killed load's locks, against resolve-locks over them"
+dead_locks_part ''
+
 echo "== get latency against table size"
 fresh "$work/small"; "$bench" load "$work/small" 1000
 fresh "$work/big"; "$bench" load "$work/big" "$(n 1000000)"
@@ -557,6 +582,7 @@ redis_part() {
 	read -r lib _ < <(timed perc -d "$work/redis-killed" resolve-locks)
 	report "redis resolve-locks of $(wc -l < "$work/out") locks, s" \
 	    "$lib" s "$commit" "-"
+	STORE_URL=$url dead_locks_part 'redis '
 	# perc(1) against sqlite3 and LevelDB.  On the 10 accounts of the
 	# rows above, 4 workers' transfers mostly overlap.  LevelDB's
 	# shells take turns with the store and sqlite3's BEGIN IMMEDIATE

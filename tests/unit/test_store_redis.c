@@ -496,9 +496,18 @@ test_rs_scan(const char *dir)
 	CHECK(strcmp(c.text.data, "r000/a=va r000/b=vb r001/a=va ") == 0);
 	perc_buf_dispose(&c.text);
 	scan_init(&sc, &c, "r", NULL, t);
-	sc.resume = 1;
-	sc.after_row = str("r001");
-	sc.after_col = str("a");
+	sc.resume = SCAN_AFTER;
+	sc.from_row = str("r001");
+	sc.from_col = str("a");
+	c.stop_at = 2;
+	CHECK(s->ops->scan(s, &sc) == 0 && !sc.done);
+	CHECK(strcmp(c.text.data, "r001/b=vb r002/a=va ") == 0);
+	perc_buf_dispose(&c.text);
+	/* Or at a cell (where a lock stopped the walk before). */
+	scan_init(&sc, &c, "r", NULL, t);
+	sc.resume = SCAN_AT;
+	sc.from_row = str("r001");
+	sc.from_col = str("b");
 	c.stop_at = 2;
 	CHECK(s->ops->scan(s, &sc) == 0 && !sc.done);
 	CHECK(strcmp(c.text.data, "r001/b=vb r002/a=va ") == 0);
