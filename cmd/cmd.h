@@ -92,4 +92,6 @@ void cmd_progress_tick(struct cmd_progress *p, uint64_t n);
 /* The same, as libperc's perc_db_progress tells it. */
 void cmd_progress_heard(const char *counted, uint64_t n, void *arg);
 void cmd_progress_done(struct cmd_progress *p);
+void cmd_progress_summary(struct cmd_progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 #endif

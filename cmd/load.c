@@ -156,7 +156,9 @@ cmd_load(int argc, char **argv, struct perc_ctx *ctx)
 		perc_db_progress(ctx->db, cmd_progress_heard, &ld.shown);
 		cmd_stdin_hint("cells, ROW<TAB>COLUMN<TAB>VALUE a line,");
 		rc = perc_load(ctx->db, stdin, &opts);
-		cmd_progress_done(&ld.shown);
+		cmd_progress_summary(&ld.shown, "%" PRIu64 " lines committed "
+		    "in %" PRIu64 " transaction%s", ld.last_line, ld.batches,
+		    ld.batches == 1 ? "" : "s");
 	}
 	if (rc == 1)
 		return stopped_by_signal(ctx, &ld);

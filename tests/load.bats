@@ -495,3 +495,22 @@ interrupt_load() {
 	perc scan > "$BATS_TEST_TMPDIR/out"
 	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
 }
+
+@test "load's progress line, on a terminal, ends with what was committed" {
+	command -v script > /dev/null || skip "script(1) is not installed"
+	# Progress shows after a second of work: a bigger load until it does.
+	for n in 100000 400000 1600000 6400000; do
+		awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+		    printf "r%08d\tc\tv\n", i }' > "$BATS_TEST_TMPDIR/in"
+		run -0 script -qec "perc load --batch 50000 \
+		    < '$BATS_TEST_TMPDIR/in' > '$BATS_TEST_TMPDIR/ts'" /dev/null \
+		    < /dev/null
+		[[ $output != *"perc load:"* ]] || break
+	done
+	[[ $output == *"perc load:"* ]] || fail "no progress line: '$output'"
+	batches=$(wc -l < "$BATS_TEST_TMPDIR/ts")
+	# The last of the redrawn line: what was committed, then done.
+	last=$(tr '\r' '\n' <<<"$output" | grep 'perc load:' | tail -n 1)
+	[[ $last == "perc load: $n lines committed in $batches transactions, done."* ]] ||
+		fail "last progress line: '$last'"
+}
