@@ -27,15 +27,19 @@ PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 
 COMMANDS = abort begin commit del gc get help init load resolve-locks \
 	run-observer scan scan-notify set shell show status ts
+# The core in lib/, each store in a folder of its own (README, Layout).
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
-	lib/db.o lib/disk.o lib/durable_env.o lib/error.o lib/escape.o \
-	lib/failpoint.o lib/gc.o lib/inspect.o lib/journal.o \
-	lib/leveldb_gc.o lib/leveldb_mvcc.o lib/leveldb_walk.o lib/load.o \
-	lib/lock.o lib/notify.o lib/observe.o lib/oracle.o lib/owner.o \
-	lib/readonly_env.o lib/redis_cluster.o lib/redis_mvcc.o \
-	lib/redis_gc.o lib/redis_oracle.o lib/redis_scripts.o lib/redis_walk.o \
-	lib/request.o lib/scan.o lib/status.o lib/store_leveldb.o lib/store_open.o \
-	lib/store_redis.o lib/txn.o
+	lib/db.o lib/disk.o lib/error.o lib/escape.o lib/failpoint.o \
+	lib/gc.o lib/inspect.o lib/journal.o lib/load.o lib/lock.o \
+	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
+	lib/status.o lib/txn.o \
+	$(LEVELDB_OBJ) $(REDIS_OBJ)
+LEVELDB_OBJ = lib/leveldb/durable_env.o lib/leveldb/gc.o \
+	lib/leveldb/mvcc.o lib/leveldb/open.o lib/leveldb/oracle.o \
+	lib/leveldb/readonly_env.o lib/leveldb/store.o lib/leveldb/walk.o
+REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/mvcc.o \
+	lib/redis/oracle.o lib/redis/scripts.o lib/redis/store.o \
+	lib/redis/walk.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
@@ -56,18 +60,19 @@ all: perc links libperc.a libperc.so.$(VERSION) perc.pc
 	$(CXX) -std=c++17 -fPIC -Wall -Wextra -Werror -Ilib $(CPPFLAGS) \
 	    $(CFLAGS) -c -o $@ $<
 
-$(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h)
+$(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h lib/*/*.h)
 
 # The Redis store's Lua scripts, each a C string redis_lua_NAME; sed
 # only, so the build needs nothing CI does not have.
-REDIS_LUA = lib/redis/common.lua lib/redis/read.lua \
-	lib/redis/find_commit.lua lib/redis/prewrite.lua lib/redis/commit.lua \
-	lib/redis/rollback.lua lib/redis/put.lua lib/redis/range.lua \
-	lib/redis/raise.lua lib/redis/keep.lua lib/redis/push.lua \
-	lib/redis/scan.lua lib/redis/oracle.lua
-lib/redis_scripts.c: $(REDIS_LUA) Makefile
-	{ printf '/* Made by make from lib/redis/NAME.lua: do not edit. */\n'; \
-	  printf '#include "redis_scripts.h"\n'; \
+REDIS_LUA = lib/redis/lua/common.lua lib/redis/lua/read.lua \
+	lib/redis/lua/find_commit.lua lib/redis/lua/prewrite.lua \
+	lib/redis/lua/commit.lua lib/redis/lua/rollback.lua \
+	lib/redis/lua/put.lua lib/redis/lua/range.lua lib/redis/lua/raise.lua \
+	lib/redis/lua/keep.lua lib/redis/lua/push.lua lib/redis/lua/scan.lua \
+	lib/redis/lua/oracle.lua
+lib/redis/scripts.c: $(REDIS_LUA) Makefile
+	{ printf '/* Made by make from lib/redis/lua/NAME.lua: do not edit. */\n'; \
+	  printf '#include "scripts.h"\n'; \
 	  for f in $(REDIS_LUA); do \
 	    n=$$(basename $$f .lua); \
 	    printf '\nconst char redis_lua_%s[] =\n' "$$n"; \
@@ -77,7 +82,10 @@ lib/redis_scripts.c: $(REDIS_LUA) Makefile
 	  done; } > $@.tmp && mv $@.tmp $@
 $(CMDOBJ): cmd/cmd.h
 
+# Made anew: the two stores' objects share names (store.o, gc.o...),
+# which ar's replace-by-name would mix up in an old archive.
 libperc.a: $(LIBOBJ)
+	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 libperc.so.$(VERSION): $(LIBOBJ) lib/perc.map
 	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/perc.map \

@@ -7,7 +7,7 @@
  * instead lets go of the store and sleeps S seconds while keeping the
  * token, which is a slow but live committer, then carries on.
  * PERC_FAILPOINT=NAME:power-cut, for tests, first puts the store back
- * to what a power cut at NAME would leave (durable_env.cc), then exits.
+ * to what a power cut at NAME would leave (leveldb/durable_env.cc), then exits.
  */
 #include <signal.h>
 #include <stdlib.h>

@@ -207,7 +207,7 @@ struct store_ops {
 	   bulk commit's (perc_load) saving; NULL: each step writes alone. */
 	int  (*group)(struct store *s, int on);
 
-	/* The Percolator steps on one cell: see leveldb_mvcc.c. */
+	/* The Percolator steps on one cell: see leveldb/mvcc.c. */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,
 	             perc_bytes col, perc_ts ts, struct lock_rec *blocker,
 	             const struct lock_fate *known);
@@ -304,7 +304,7 @@ struct store {
  * locked, nor when it began at or after snap.  One whose record gc has
  * removed (ts at or below the safe point, and no lock) is settled, and
  * seen.  Sets *seen; 0 or a failure.  The ack's clearing and an
- * observer's start both ask (lib/redis/commit.lua asks the same).
+ * observer's start both ask (lib/redis/lua/commit.lua asks the same).
  */
 int  store_write_seen(int *seen, struct store *s, perc_bytes row,
                       perc_bytes col, perc_ts ts, perc_ts snap);

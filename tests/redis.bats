@@ -272,7 +272,7 @@ ask() {
 	# the lock's TTL and the lease's slack.
 	PERC_LOCK_TTL=0.03 strace -f -e trace=sendto -s 1024 \
 	    -o "$BATS_TEST_TMPDIR/trace" perc commit -t "$T" > /dev/null
-	# The heartbeat script (lib/redis/keep.lua) on the lease's key.
+	# The heartbeat script (lib/redis/lua/keep.lua) on the lease's key.
 	run -0 grep -c 'EVALSHA.*lease:'"$T"'.*10030' "$BATS_TEST_TMPDIR/trace"
 	[ "$output" -ge 1 ]
 	run -0 leases "$t"

@@ -31,8 +31,8 @@
 #include "common.h"
 #include "perc.h"
 #include "codec.h"
-#include "redis_cluster.h"
-#include "store_redis.h"
+#include "redis/cluster.h"
+#include "redis/redis.h"
 
 #define DEADLINE_MS 30000
 

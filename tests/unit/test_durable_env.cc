@@ -14,7 +14,7 @@
 extern "C" {
 #include "unit.h"
 }
-#include "durable_env.h"
+#include "leveldb/durable_env.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "codec.h"
 #include "clock.h"
-#include "oracle.h"
+#include "leveldb/oracle.h"
 #include "timestamp.h"
 #include "unit.h"
 

@@ -18,7 +18,7 @@
 
 #include "buf.h"
 #include "clock.h"
-#include "redis_cluster.h"
+#include "redis/cluster.h"
 #include "unit.h"
 
 #define LIVE_MS 20000           /* deadline of each live call */

@@ -14,7 +14,7 @@
 #include "codec.h"
 #include "journal.h"
 #include "perc.h"
-#include "redis_cluster.h"
+#include "redis/cluster.h"
 #include "store.h"
 #include "unit.h"
 

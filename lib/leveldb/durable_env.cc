@@ -12,7 +12,7 @@
  *  - a log let go with unsynced appends is synced first, unless the DB
  *    is shutting down (durable_env_closing): that costs one fsync per
  *    memtable switch, not one per process, and the unsynced tail of a
- *    clean shutdown is vouched for by store.clean instead (store_leveldb.c).
+ *    clean shutdown is vouched for by store.clean instead (store.c).
  *    LevelDB 1.23 lets the log go by deleting it, so a failure of that
  *    sync cannot be returned there: it fails every later sync of the
  *    Env instead, and so the commit point that would stand on it;

@@ -1,4 +1,4 @@
--- lib/redis/prewrite.lua - lock cell P for transaction start8 and write
+-- lib/redis/lua/prewrite.lua - lock cell P for transaction start8 and write
 -- its data (mvcc_prewrite), checking everything before the first write.
 -- ARGV: P, start8, lock record, op of the write, ack ('1' when an
 -- observer's ack rides on this cell), value (of a put), notify key (''

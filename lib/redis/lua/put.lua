@@ -1,4 +1,4 @@
--- lib/redis/put.lua - one key and its value into a bucket: a notify
+-- lib/redis/lua/put.lua - one key and its value into a bucket: a notify
 -- cell's failure record.  ARGV: key, value.  Returns {0}.
 put(ARGV[1], ARGV[2])
 return {0}

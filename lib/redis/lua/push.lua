@@ -1,4 +1,4 @@
--- lib/redis/push.lua - a reader at snapshot ts8 makes transaction
+-- lib/redis/lua/push.lua - a reader at snapshot ts8 makes transaction
 -- start8, whose primary is cell P, commit above ts8 (store_ops.push):
 -- the mark at the end of the primary's lock (a large transaction's)
 -- is raised to ts8.

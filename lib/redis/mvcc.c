@@ -13,7 +13,7 @@
 #include "codec.h"
 #include "error.h"
 #include "journal.h"
-#include "store_redis.h"
+#include "redis.h"
 
 /* Element i of a script's reply, a string: else NULL. */
 static const redisReply *
@@ -254,7 +254,7 @@ prewrite_args_dispose(struct prewrite_args *a)
 }
 
 /*
- * Prewrite w for the transaction of lock: see lib/redis/prewrite.lua.
+ * Prewrite w for the transaction of lock: see lib/redis/lua/prewrite.lua.
  * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
  * with *committed_at, as mvcc_prewrite.  With STORE_PRIMARY the lock
  * takes, or a retry refreshes, the owner's lease.
@@ -302,7 +302,7 @@ done:
 }
 
 /*
- * Commit start_ts on (row, col) at commit_ts: see lib/redis/commit.lua.
+ * Commit start_ts on (row, col) at commit_ts: see lib/redis/lua/commit.lua.
  * With STORE_SYNC this is the commit point, acknowledged only once in
  * the master's AOF (appendfsync always) and on a replica.  Should that
  * not come in time, the commit is on its master but its fate is not
@@ -495,7 +495,7 @@ rs_rollback_many(struct store *base, const struct write *const *w, size_t n,
 }
 
 /*
- * A reader's mark on a primary: see lib/redis/push.lua.  Acknowledged
+ * A reader's mark on a primary: see lib/redis/lua/push.lua.  Acknowledged
  * once a replica has it, as a prewrite is: a failover that lost it
  * would let the transaction commit below a snapshot that read past it.
  */

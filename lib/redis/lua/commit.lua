@@ -1,4 +1,4 @@
--- lib/redis/commit.lua - commit transaction start8 on cell P at
+-- lib/redis/lua/commit.lua - commit transaction start8 on cell P at
 -- commit8 (mvcc_commit_cell): if our lock is there, replace it by a
 -- write record.  If it is gone, the write records answer: committed
 -- before is success, anything else means we were rolled back.

@@ -1,6 +1,6 @@
 /*
  * lib/redis_oracle.c - the Redis store's timestamp oracle: the function
- * library of lib/redis/oracle.lua, which hands out timestamps from the
+ * library of lib/redis/lua/oracle.lua, which hands out timestamps from the
  * memory of the master of perc:{T:oracle}:ts and persists a ceiling
  * ahead of them, as the paper's oracle does.
  *
@@ -21,8 +21,8 @@
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
-#include "redis_scripts.h"
-#include "store_redis.h"
+#include "scripts.h"
+#include "redis.h"
 #include "timestamp.h"
 
 /* The most timestamps one oracle call hands out. */
@@ -193,7 +193,7 @@ rs_ts_begin(struct store *base, perc_ts *out, int64_t deadline_ms)
 
 /*
  * What this data directory has open (see perc3_open in
- * lib/redis/oracle.lua), and the oldest start that any directory of
+ * lib/redis/lua/oracle.lua), and the oldest start that any directory of
  * the table may have open in *oldest_all, 0 when none may.
  */
 int

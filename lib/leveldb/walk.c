@@ -12,7 +12,7 @@
 #include "buf.h"
 #include "codec.h"
 #include "error.h"
-#include "store_leveldb.h"
+#include "leveldb.h"
 
 /* Does the cell belong to the scan? */
 static int

@@ -1,4 +1,4 @@
--- lib/redis/read.lua - the value of cell P visible at snapshot ts8
+-- lib/redis/lua/read.lua - the value of cell P visible at snapshot ts8
 -- (mvcc_read): the newest put or delete committed at or before it.
 -- ARGV: P, ts8, known_start8 ('' when no fate is known), known_visible
 -- ('1' when the known transaction committed at or before ts8).

@@ -30,7 +30,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
-#include "redis_cluster.h"
+#include "cluster.h"
 
 #define MAX_SEEDS      64
 #define BACKOFF_MIN_US 10000    /* first wait after a failed round */

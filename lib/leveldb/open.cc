@@ -8,7 +8,7 @@
  *    (with the C API, 1,000 commands left 1,000 tiny tables and an open
  *    three times slower).  Only after a clean close, though: LevelDB
  *    would append after a torn last record and later read the new
- *    records as part of it (google/leveldb#1287), so store_leveldb.c asks for
+ *    records as part of it (google/leveldb#1287), so store.c asks for
  *    it only when it knows the log ends whole;
  *  - a small write buffer bounds the log that each open replays;
  *  - a quiet info logger spares the rename of LOG to LOG.old and the
@@ -19,7 +19,7 @@
  *    durable_env.cc, which adds the syncs a power cut needs.
  *
  * The handle returned is the C API's own, so everything else in perc
- * goes on using leveldb/c.h.
+ * goes on using c.h.
  */
 #include <algorithm>
 #include <cstdarg>
@@ -41,7 +41,7 @@
 
 extern "C" {
 #include "buf.h"
-#include "store_leveldb.h"
+#include "leveldb.h"
 }
 
 /* The C API's handles, laid out exactly as leveldb's db/c.cc has them. */
@@ -179,7 +179,7 @@ store_open_tuned(const char *path, unsigned flags, void **env,
 	 * A bulk writer's memtables become tables of a useful size, not
 	 * hundreds of small ones (keys loaded in order go straight to
 	 * level 2, where LevelDB never merges them): it makes its last
-	 * memtable a table before it closes (store_leveldb.c), so the next
+	 * memtable a table before it closes (store.c), so the next
 	 * open still replays an empty log.  And a process that opens the
 	 * store between a big writer's batches replays the writer's log
 	 * of up to some MB: LevelDB turns a log it replays into a level-0

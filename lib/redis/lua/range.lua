@@ -1,4 +1,4 @@
--- lib/redis/range.lua - one page of a walk: the keys of the sorted set
+-- lib/redis/lua/range.lua - one page of a walk: the keys of the sorted set
 -- KEYS[1] between ARGV[1] and ARGV[2] (ZRANGEBYLEX bounds), at most
 -- ARGV[3] of them, each followed by its value in KEYS[2] when ARGV[4]
 -- is '1' (false when the value is missing), in one atomic look.

@@ -2,7 +2,7 @@
  * lib/redis_scripts.h - the Lua scripts of lib/redis/, which make turns
  * into C strings in lib/redis_scripts.c.  common is prepended to each
  * of the scripts when it is registered; oracle is a function library
- * of its own (redis_oracle.c).
+ * of its own (oracle.c).
  */
 #ifndef REDIS_SCRIPTS_H
 #define REDIS_SCRIPTS_H

@@ -1,4 +1,4 @@
--- lib/redis/scan.lua - one page of a scan of one bucket: the cells
+-- lib/redis/lua/scan.lua - one page of a scan of one bucket: the cells
 -- whose keys lie between ARGV[1] and ARGV[2] (ZRANGEBYLEX bounds), read
 -- at snapshot ts8 as read.lua reads one, from a page of at most ARGV[3]
 -- keys, in one atomic look.  ARGV[4..6]: ts8, known_start8,

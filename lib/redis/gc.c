@@ -2,14 +2,14 @@
  * lib/redis_gc.c - gc's safe point on the Redis store: field g of the
  * table's hash perc:{T:oracle}:gc, and of every bucket's v hash, where
  * the read and prewrite scripts check it in the same atomic step as
- * their work (refuse_below_safe_point in lib/redis/common.lua).
+ * their work (refuse_below_safe_point in lib/redis/lua/common.lua).
  */
 #include <string.h>
 
 #include "buf.h"
 #include "codec.h"
 #include "error.h"
-#include "store_redis.h"
+#include "redis.h"
 
 int
 rs_safe_point(struct store *base, perc_ts *out)

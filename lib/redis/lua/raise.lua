@@ -1,4 +1,4 @@
--- lib/redis/raise.lua - raise gc's safe point, field 'g' of the hash
+-- lib/redis/lua/raise.lua - raise gc's safe point, field 'g' of the hash
 -- KEYS[1] (a bucket's, read by refuse_below_safe_point, or the table's
 -- own), to ARGV[1], an 8-byte timestamp; never lower it.  Returns the
 -- safe point.

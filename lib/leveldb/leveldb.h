@@ -54,7 +54,7 @@ struct ldb_store {
 };
 
 /*
- * In store_open.cc: LevelDB opened with options the C API lacks, over
+ * In open.cc: LevelDB opened with options the C API lacks, over
  * an Env of ours, *env, which store_close_tuned frees after the DB.
  */
 #define STORE_CREATE        1u
@@ -82,7 +82,7 @@ leveldb_iterator_t *ldb_reader(struct ldb_store *s);
 int  ldb_iter_error(leveldb_iterator_t *it);
 
 /*
- * leveldb_mvcc.c: a walk over the keys of one cell, in their order
+ * mvcc.c: a walk over the keys of one cell, in their order
  * (its lock, write records newest first, data newest first), on an
  * iterator that it moves mostly forward; and what a snapshot sees of
  * the cell, decided on such a walk for a read and a scan alike.
@@ -99,7 +99,7 @@ int  ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts);
 int  ldb_walk_past(struct cell_walk *w);
 void ldb_walk_dispose(struct cell_walk *w);
 
-/* leveldb_mvcc.c: the Percolator steps on one cell. */
+/* mvcc.c: the Percolator steps on one cell. */
 int  ldb_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
               perc_ts ts, struct lock_rec *blocker,
               const struct lock_fate *known);
@@ -122,13 +122,13 @@ int  ldb_lease_keep(struct store *s, perc_bytes row, perc_bytes col,
 int  ldb_push(struct store *s, perc_bytes row, perc_bytes col,
               perc_ts start_ts, perc_ts ts);
 
-/* leveldb_gc.c: gc's safe point and pass. */
+/* gc.c: gc's safe point and pass. */
 int  ldb_load_safe_point(struct ldb_store *s);
 int  ldb_safe_point(struct store *s, perc_ts *out);
 int  ldb_safe_point_raise(struct store *s, perc_ts sp);
 int  ldb_gc(struct store *s, struct store_gc *gc);
 
-/* leveldb_walk.c: scans, and the notify region. */
+/* walk.c: scans, and the notify region. */
 int  ldb_scan(struct store *s, struct store_scan *sc);
 int  ldb_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
                perc_bytes col, const struct lock_rec *lock), void *arg);

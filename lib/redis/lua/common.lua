@@ -1,4 +1,4 @@
--- lib/redis/common.lua - prepended to every script of lib/redis/.
+-- lib/redis/lua/common.lua - prepended to every script of lib/redis/.
 --
 -- A script works on one row's bucket: KEYS[1] the sorted set of its
 -- codec keys (all of score 0, so ZRANGEBYLEX walks them in byte order,

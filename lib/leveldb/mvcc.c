@@ -13,7 +13,7 @@
 #include "codec.h"
 #include "error.h"
 #include "journal.h"
-#include "store_leveldb.h"
+#include "leveldb.h"
 
 /* A cursor over the versions of one kind within one cell. */
 struct cell {

@@ -9,7 +9,7 @@
 #include "buf.h"
 #include "codec.h"
 #include "error.h"
-#include "store_leveldb.h"
+#include "leveldb.h"
 
 #define SAFE_POINT_KEY "g"
 #define GC_BATCH_KEYS  20000    /* keys looked at per hold of the store */

@@ -1,7 +1,7 @@
 /*
  * lib/store_redis.h - the Redis Cluster store, shared by its files:
- * store_redis.c (open, create and leases), redis_oracle.c, redis_mvcc.c
- * (the steps on one cell) and redis_walk.c (scans and notify cells).
+ * store.c (open, create and leases), oracle.c, mvcc.c
+ * (the steps on one cell) and walk.c (scans and notify cells).
  *
  * Keys of table T, each with one hash tag:
  *
@@ -17,7 +17,7 @@
  *                      is in bucket B: its owner's HOST TAB DIR, while
  *                      that primary is locked (see rs_owner_alive)
  *   perc:{T:oracle}:ts     the timestamp oracle's ceiling: no timestamp
- *                          above it was handed out (redis_oracle.c)
+ *                          above it was handed out (oracle.c)
  *   perc:{T:oracle}:table  the table's marker, made by init
  *   perc:{T:oracle}:gc     a hash: field g, gc's safe point, which every
  *                          bucket's v hash holds too, for its scripts
@@ -30,7 +30,7 @@
 #ifndef STORE_REDIS_H
 #define STORE_REDIS_H
 
-#include "redis_cluster.h"
+#include "cluster.h"
 #include "store.h"
 
 #define RS_BUCKETS   64
@@ -96,7 +96,7 @@ int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      perc_ts lease_ts, size_t nargs, const perc_bytes *args,
                      const char *doing);
 
-/* redis_oracle.c: timestamps. */
+/* oracle.c: timestamps. */
 int rs_ts_next(struct store *s, perc_ts *out, uint64_t n,
                int64_t deadline_ms);
 int rs_ts_last(struct store *s, perc_ts *out, int64_t deadline_ms);
@@ -116,7 +116,7 @@ struct rs_snapshot {
 void rs_snapshot_args(struct rs_snapshot *out, perc_ts ts,
                       const struct lock_fate *known);
 
-/* redis_mvcc.c: the steps on one cell. */
+/* mvcc.c: the steps on one cell. */
 int rs_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
             perc_ts ts, struct lock_rec *blocker,
             const struct lock_fate *known);
@@ -141,12 +141,12 @@ int rs_rollback(struct store *s, perc_bytes row, perc_bytes col,
 int rs_push(struct store *s, perc_bytes primary_row, perc_bytes primary_col,
             perc_ts start_ts, perc_ts ts);
 
-/* redis_gc.c: gc's safe point and pass. */
+/* gc.c: gc's safe point and pass. */
 int rs_safe_point(struct store *s, perc_ts *out);
 int rs_safe_point_raise(struct store *s, perc_ts sp);
 int rs_gc(struct store *s, struct store_gc *gc);
 
-/* redis_walk.c: scans, and the notify region. */
+/* walk.c: scans, and the notify region. */
 int rs_scan(struct store *s, struct store_scan *sc);
 int rs_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
              perc_bytes col, const struct lock_rec *lock), void *arg);

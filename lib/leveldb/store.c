@@ -20,7 +20,7 @@
 #include "failpoint.h"
 #include "journal.h"
 #include "oracle.h"
-#include "store_leveldb.h"
+#include "leveldb.h"
 
 static char *
 path_join(const char *dir, const char *name)
@@ -511,7 +511,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  *    replayed from it when it opened the store and what it wrote
  *    since, its memtable is made a table, so that the next open
  *    replays an empty log, not megabytes of it (LevelDB itself would
- *    do so only at 8 MB: see store_open.cc); but a small writer that
+ *    do so only at 8 MB: see open.cc); but a small writer that
  *    others wait for leaves a log mostly written by others (a big
  *    commit that paused) to them: replaying it costs each open some
  *    milliseconds, making it a table costs the waiters hundreds;

@@ -2,14 +2,14 @@
  * lib/redis_walk.c - walks of the Redis store: scans, resolve-locks'
  * walk of the locks, gc's pass, show's raw cells, and the notify region.
  *
- * A table's keys are spread over 64 buckets (store_redis.h), each a
+ * A table's keys are spread over 64 buckets (redis.h), each a
  * sorted set in byte order.  A walk reads every bucket in pages, all
  * pages it needs at once in one pipeline (about one round trip for the
  * whole cluster), and merges the 64 streams in byte order on the
  * client, so callers see the keys in the order of one LevelDB.  Each
- * page is one atomic look (lib/redis/range.lua); a walk as a whole is
+ * page is one atomic look (lib/redis/lua/range.lua); a walk as a whole is
  * not a snapshot, which no caller needs: a scan's pages read their
- * cells at its snapshot as they go (lib/redis/scan.lua), each cell as
+ * cells at its snapshot as they go (lib/redis/lua/scan.lua), each cell as
  * the read script would, and the others, like their LevelDB versions,
  * only report or act on each key once.
  */
@@ -19,7 +19,7 @@
 #include "buf.h"
 #include "codec.h"
 #include "error.h"
-#include "store_redis.h"
+#include "redis.h"
 
 #define PAGE      256           /* keys of one bucket per page */
 /* A scan's pages (of its cells' keys) start small, for the scan of a
@@ -322,7 +322,7 @@ walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
 /*
  * One batch of a scan (store_scan in store.h): the cells of the range
  * in byte order, read at the snapshot a page of each bucket at a time
- * (lib/redis/scan.lua), all buckets' pages in one pipeline, and handed
+ * (lib/redis/lua/scan.lua), all buckets' pages in one pipeline, and handed
  * to sc->cell in order.
  */
 int

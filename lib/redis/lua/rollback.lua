@@ -1,4 +1,4 @@
--- lib/redis/rollback.lua - roll transaction start8 back on cell P
+-- lib/redis/lua/rollback.lua - roll transaction start8 back on cell P
 -- (mvcc_rollback_cell): drop its lock and data and leave a rollback
 -- record at start8, so that a delayed or retried prewrite of it can
 -- never succeed here.  Another transaction's lock is left alone.

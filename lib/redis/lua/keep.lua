@@ -1,4 +1,4 @@
--- lib/redis/keep.lua - the heartbeat of a long commit (lease_keep): the
+-- lib/redis/lua/keep.lua - the heartbeat of a long commit (lease_keep): the
 -- wall time in the lock of cell P, when it is still transaction
 -- start8's, becomes wall8, and its lease, KEYS[4], lives ttl ms more.
 -- ARGV: P, start8, wall8, ttl.  Returns {0}, or {1} when the lock is

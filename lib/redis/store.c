@@ -3,23 +3,23 @@
  * many perc processes on many machines share.
  *
  * Percolator needs single-row atomicity only.  Every key of a row has
- * one hash tag (see store_redis.h), so each step on one cell is one
+ * one hash tag (see redis.h), so each step on one cell is one
  * EVALSHA of a script of lib/redis/ on the row's slot: Redis runs a
  * script alone, and each of ours reads everything it needs before its
  * first write, so a script that fails halfway has written nothing.
  * The scripts mirror mvcc.c over ZRANGEBYLEX on the codec's keys
- * (redis_mvcc.c runs them; redis_walk.c does the walks).
+ * (mvcc.c runs them; walk.c does the walks).
  *
  * The client may send a command twice when a connection breaks after
- * it was written (redis_cluster.h): every script checks its own
+ * it was written (cluster.h): every script checks its own
  * preconditions, so running twice is running once.
  *
  * Durability comes from the servers' settings, which init checks on
  * every master: appendonly yes with appendfsync always, so an
  * acknowledged write is in the AOF on disk, and noeviction.  What
  * decides a transaction's fate (prewrites, the commit point, rollbacks:
- * see eval_replicated in redis_mvcc.c) and each move of the oracle's
- * ceiling (redis_oracle.c) also wait for a replica, when the master has
+ * see eval_replicated in mvcc.c) and each move of the oracle's
+ * ceiling (oracle.c) also wait for a replica, when the master has
  * one, so that a failover cannot lose them.
  */
 #include <errno.h>
@@ -34,8 +34,8 @@
 #include "codec.h"
 #include "error.h"
 #include "journal.h"
-#include "redis_scripts.h"
-#include "store_redis.h"
+#include "scripts.h"
+#include "redis.h"
 
 #define MARKER       "perc-redis-table 1"
 
@@ -178,7 +178,7 @@ owner_without_lease(struct store *base, const struct lock_rec *lock)
  * A committing owner keeps a lease, perc:{T:B}:lease:START_TS in the
  * slot of its primary row, while its primary is locked: the primary's
  * prewrite sets it with the lock, for the lock's TTL and some slack
- * (see redis_mvcc.c), and its commit or rollback drops it.  A lease
+ * (see mvcc.c), and its commit or rollback drops it.  A lease
  * runs out by itself when its owner dies, within its TTL.  On the
  * owner's own host the lease says more: its value names the owner's
  * data directory, whose journal token (a kernel lock) tells at once

@@ -1,5 +1,5 @@
 #!lua name=perc_oracle_3
--- lib/redis/oracle.lua - the timestamp oracle of the Redis store, a
+-- lib/redis/lua/oracle.lua - the timestamp oracle of the Redis store, a
 -- function library (FUNCTION LOAD), not a script: it keeps state in
 -- the server's memory between calls, which scripts cannot.
 --
