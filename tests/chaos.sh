@@ -200,7 +200,7 @@ settle() {
 		0)
 			if [ "$past" = yes ]; then
 				echo "$xid present aborted-after-commit-point" >> "$LOG/expect"
-				# perc-abort(1): past the commit point, exit 3.
+				# perc-abort(1): past the commit point, it is finished: exit 5.
 				violation "worker $ID: abort of $t, crashed past its commit point, exited 0"
 			elif [ "$past" = no ]; then
 				echo "$xid absent aborted" >> "$LOG/expect"
@@ -211,8 +211,19 @@ settle() {
 		   [ "$past" = no ] &&
 			violation "worker $ID: abort of $t, crashed before its commit point, says committed" ;;
 		137) echo "$xid maybe abort-killed" >> "$LOG/expect" ;;
-		5) echo "$xid maybe abort-exit-5" >> "$LOG/expect"
-		   [ "$past" = unknown ] || fail_cmd "abort of $t" "$rc" ;;
+		5)	# Finished already (perc-abort(1)): its message says how.
+			if grep -q 'had already committed' "$W/err"; then
+				echo "$xid present abort-finds-committed" >> "$LOG/expect"
+				[ "$past" = no ] &&
+					violation "worker $ID: abort of $t, crashed before its commit point, says committed"
+			elif grep -q 'already rolled back' "$W/err"; then
+				echo "$xid absent abort-finds-rolled-back" >> "$LOG/expect"
+				[ "$past" = yes ] &&
+					violation "worker $ID: abort of $t, crashed past its commit point, says rolled back"
+			else
+				echo "$xid maybe abort-exit-5" >> "$LOG/expect"
+				[ "$past" = unknown ] || fail_cmd "abort of $t" "$rc"
+			fi ;;
 		4) echo "$xid maybe abort-timeout" >> "$LOG/expect"
 		   event timeout ;;
 		*) fail_cmd "abort of $t" "$rc"
