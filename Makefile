@@ -32,7 +32,7 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/db.o lib/disk.o lib/error.o lib/escape.o lib/failpoint.o \
 	lib/gc.o lib/inspect.o lib/journal.o lib/load.o lib/lock.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
-	lib/status.o lib/txn.o \
+	lib/serve.o lib/status.o lib/txn.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/durable_env.o lib/leveldb/gc.o \
 	lib/leveldb/mvcc.o lib/leveldb/open.o lib/leveldb/oracle.o \
