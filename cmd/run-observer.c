@@ -1,4 +1,8 @@
-/* cmd/run-observer.c - perc run-observer: run a command per dirty cell */
+/*
+ * cmd/run-observer.c - perc run-observer: run a command per dirty cell,
+ * or with --coprocess one command per runner that serves cell after
+ * cell (lib/coprocess.c)
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,20 +16,22 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "coprocess.h"
 
 static const char usage[] =
-    "usage: perc run-observer [--once] [--quiet] [--workers N]"
+    "usage: perc run-observer [--once] [--quiet] [--workers N] [--coprocess]"
     " COLUMN -- COMMAND [ARG]...\n"
     "    --once               one pass over the cells dirty now, then exit\n"
     "    --quiet              no line on stderr for each run\n"
-    "    --workers N          run N runners at once (1 to 64)\n";
+    "    --workers N          run N runners at once (1 to 64)\n"
+    "    --coprocess          start COMMAND once per runner; it serves "
+    "cell after cell\n";
 
-enum { OPT_ONCE = 256, OPT_QUIET, OPT_WORKERS };
+enum { OPT_ONCE = 256, OPT_QUIET, OPT_WORKERS, OPT_COPROCESS };
 
 struct runner {
 	char      **command;
 	const char *dir;        /* absolute, for the command's PERC_DIR */
-	int         quiet;
 };
 
 static volatile int stopping;
@@ -91,20 +97,19 @@ observe(perc_txn *txn, perc_bytes row, perc_bytes col, void *arg)
 	return 128 + WTERMSIG(status);
 }
 
+/* One line on stderr for a run; failure says how a failed one ended. */
 static void
-report(const perc_observer_run *run, void *arg)
+report(const perc_observer_run *run, const char *failure)
 {
-	const struct runner *r = arg;
 	perc_buf row = PERC_BUF_INIT, col = PERC_BUF_INIT;
 
-	if (r->quiet || perc_escape(&row, run->row) < 0 ||
+	if (perc_escape(&row, run->row) < 0 ||
 	    perc_escape(&col, run->column) < 0)
 		goto done;
 	fprintf(stderr, "perc: observer on '%s' '%s' ", row.data, col.data);
 	if (run->status != 0)
-		fprintf(stderr, "exited %d; failure %" PRIu32 ", the cell "
-		    "stays dirty and is retried later\n", run->status,
-		    run->failures);
+		fprintf(stderr, "%s; failure %" PRIu32 ", the cell stays dirty "
+		    "and is retried later\n", failure, run->failures);
 	else if (run->commit_ts != 0)
 		fprintf(stderr, "committed at %" PRIu64 "\n", run->commit_ts);
 	else if (strcmp(run->outcome, "conflicted") == 0)
@@ -116,6 +121,22 @@ report(const perc_observer_run *run, void *arg)
 done:
 	perc_buf_dispose(&row);
 	perc_buf_dispose(&col);
+}
+
+static void
+report_command(const perc_observer_run *run, void *arg)
+{
+	char failure[32];
+
+	(void)arg;
+	snprintf(failure, sizeof(failure), "exited %d", run->status);
+	report(run, failure);
+}
+
+static void
+report_coprocess(const perc_observer_run *run, void *arg)
+{
+	report(run, coprocess_failure(arg));
 }
 
 /*
@@ -133,6 +154,8 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, const perc_observer *obs)
 
 	for (;;) {
 		rc = perc_observer_pass(&ran, ctx->db, column, obs);
+		/* A coprocess's runs keep the store open; idle, let it go. */
+		perc_db_release(ctx->db);
 		if (rc < 0)
 			return cmd_fail(rc);
 		if (obs->once)
@@ -155,11 +178,11 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, const perc_observer *obs)
 /* --workers N: N runners as child processes; the worst status wins. */
 static int
 run_workers(long workers, struct perc_ctx *ctx, perc_bytes column,
-    perc_observer *obs)
+    perc_observer *obs, struct coprocess *co)
 {
 	pid_t pids[64];
 	long i, started = 0;
-	int status, worst = 0;
+	int status, rc, worst = 0;
 
 	for (i = 0; i < workers; i++) {
 		if ((pids[i] = fork()) == 0) {
@@ -168,7 +191,10 @@ run_workers(long workers, struct perc_ctx *ctx, perc_bytes column,
 			if (getppid() == 1)
 				_exit(0);
 			srand((unsigned)getpid());
-			_exit(run_loop(ctx, column, obs));
+			rc = run_loop(ctx, column, obs);
+			if (co != NULL)
+				coprocess_end(co);
+			_exit(rc);
 		}
 		if (pids[i] > 0)
 			started++;
@@ -196,16 +222,19 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 		{ "once",    no_argument,       NULL, OPT_ONCE },
 		{ "quiet",   no_argument,       NULL, OPT_QUIET },
 		{ "workers", required_argument, NULL, OPT_WORKERS },
+		{ "coprocess", no_argument,     NULL, OPT_COPROCESS },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct runner r = { NULL, NULL, 0 };
-	perc_observer obs = { observe, report, &r, 0, &stopping };
+	struct runner r = { NULL, NULL };
+	perc_observer obs = { observe, report_command, &r, 0, &stopping, 0,
+	    NULL };
+	struct coprocess co, *cop = NULL;
 	struct sigaction sa;
 	char dir[PATH_MAX];
 	perc_bytes column;
 	long workers = 1;
 	char *end;
-	int ch, rc;
+	int ch, rc, quiet = 0;
 
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
 	    NULL)) != -1) {
@@ -219,7 +248,10 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 			obs.once = 1;
 			break;
 		case OPT_QUIET:
-			r.quiet = 1;
+			quiet = 1;
+			break;
+		case OPT_COPROCESS:
+			cop = &co;
 			break;
 		case OPT_WORKERS:
 			workers = strtol(optarg, &end, 10);
@@ -246,13 +278,25 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	    (rc = perc_observer_check(ctx->db, column)) < 0)
 		return cmd_fail(rc);
 	r.dir = realpath(ctx->dir, dir) ? dir : ctx->dir;
+	if (cop != NULL) {
+		if ((rc = coprocess_init(cop, &obs, ctx->db, r.command,
+		    r.dir)) < 0)
+			return cmd_fail(rc);
+		obs.report = report_coprocess;
+		/* A COMMAND gone is a failed write, not our death. */
+		signal(SIGPIPE, SIG_IGN);
+	}
+	if (quiet)
+		obs.report = NULL;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;     /* no SA_RESTART: naps end at once */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	srand((unsigned)getpid());
-	if (workers > 1)
-		return run_workers(workers, ctx, column, &obs);
-	return run_loop(ctx, column, &obs);
+	rc = workers > 1 ? run_workers(workers, ctx, column, &obs, cop) :
+	    run_loop(ctx, column, &obs);
+	if (cop != NULL)
+		coprocess_end(cop);
+	return rc;
 }

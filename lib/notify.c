@@ -175,6 +175,14 @@ int
 perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
     perc_bytes col)
 {
+	return notify_observer_begin(out, db, row, col, 0);
+}
+
+/* As perc_observer_begin; local: a local transaction (txn.c). */
+int
+notify_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
+    perc_bytes col, int local)
+{
 	static const perc_bytes none = { "", 0 };
 	perc_buf val = PERC_BUF_INIT;
 	int rc;
@@ -200,7 +208,8 @@ perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
 		return PERC_ENOTFOUND;  /* a long commit: a later pass */
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		return rc;
-	if ((rc = perc_txn_begin(out, db)) < 0)
+	if ((rc = local ? perc_txn_begin_local(out, db) :
+	    perc_txn_begin(out, db)) < 0)
 		return rc;
 	if ((rc = notify_seen(db, row, col, (*out)->journal.start_ts)) == 0)
 		rc = journal_append(&(*out)->journal, OP_ACK, row, col, none,

@@ -105,7 +105,8 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 	run.row = row;
 	run.column = column;
 	run.status = -1;
-	if ((rc = perc_observer_begin(&txn, db, row, column)) < 0)
+	if ((rc = notify_observer_begin(&txn, db, row, column, obs->local)) <
+	    0)
 		return rc == PERC_ENOTFOUND ? 0 : rc;
 	run.status = obs->observe(txn, row, column, obs->arg);
 	if (run.status == 0) {
@@ -127,6 +128,8 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 		rc = perc_observer_failed(&run.failures, db, row, column);
 	}
 	perc_txn_free(txn);
+	if (obs->done != NULL)
+		obs->done(&run, rc, obs->arg);
 	if (rc == 0 && obs->report != NULL)
 		obs->report(&run, obs->arg);
 	if (rc == 0 && (run.status != 0 ||

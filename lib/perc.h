@@ -406,6 +406,12 @@ int  perc_observer_check(perc_db *db, perc_bytes column);
  * "conflicted": the cell stays dirty, and the pass returns 1.  report, if not NULL,
  * hears of every run.  Without once, cells still in their failure
  * backoff are skipped; a non-zero *stop ends the pass after a run.
+ * For an observe that does its work in this process, local makes each
+ * run's transaction a local one (perc_txn_begin_local), which no other
+ * process can open, and done, if not NULL, hears how each run that
+ * observe returned from ended, before report: rc 0 (run->outcome says
+ * how), or the PERC_E* code of a commit or a failure count that failed
+ * (perc_errmsg() says why), with which the pass then stops.
  * *ran counts the runs.  Returns 0, 1 when an observer failed, or a
  * negative PERC_E* code (PERC_EUSAGE for a column that is not
  * observed: perc_observer_check).
@@ -426,6 +432,8 @@ typedef struct {
 	void  *arg;
 	int    once;
 	volatile int *stop;
+	int    local;
+	void (*done)(const perc_observer_run *run, int rc, void *arg);
 } perc_observer;
 
 int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,

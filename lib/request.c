@@ -294,3 +294,15 @@ request_parse(struct request *r, const char *line, size_t len)
 	}
 	return rc < 0 ? rc : check_whole(r, v);
 }
+
+int
+request_is_verb(const char *word, size_t len)
+{
+	struct raw_word w = { word, len };
+	size_t i;
+
+	for (i = 0; i < NELEM(verbs); i++)
+		if (is_word(&w, verbs[i].name))
+			return 1;
+	return 0;
+}

@@ -61,4 +61,7 @@ void request_dispose(struct request *r);
  * missing or extra operand, a line of spaces only.
  */
 int request_parse(struct request *r, const char *line, size_t len);
+
+/* Is word, len bytes as written, the name of a request (begin, get...)? */
+int request_is_verb(const char *word, size_t len);
 #endif

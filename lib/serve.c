@@ -213,6 +213,7 @@ run_scan(struct serve *s, perc_txn *txn, const struct request *r, int *wrc)
 			mark = s->out.len;
 			if ((rc = add_cell(&s->out, row, col, val)) < 0) {
 				s->out.len = mark;      /* whole lines only */
+				s->out.data[mark] = '\0';
 				break;
 			}
 			n++;
