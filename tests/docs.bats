@@ -73,3 +73,21 @@ run_transfer() {
 	grep -q 'IFS= read -r res' <<<"$code"
 	run_transfer "$code"
 }
+
+@test "perc-run-observer(1)'s long-running observer is examples/observer-coprocess.sh, and runs as written" {
+	local obs=$BATS_TEST_TMPDIR/observer.sh
+	man_block perc-run-observer.1 '^#!\/bin\/bash' '^done$' > "$obs"
+	[ -s "$obs" ]
+	diff <(sed -n '/^ask() {/,/^done$/p' "$obs") \
+	    <(sed -n '/^ask() {/,/^done$/p' \
+	    "$PERC_SRC/examples/observer-coprocess.sh")
+	chmod +x "$obs"
+	perc_fresh_dir
+	perc init --observe doc "$PERC_DIR"
+	perc set a doc 'four'
+	perc set 'b c' doc $'tab\there'
+	run -0 timeout 30 perc run-observer --once --quiet --coprocess doc -- \
+	    "$obs"
+	run -0 perc scan --column len
+	assert_output $'a\tlen\t4\nb c\tlen\t8'
+}
