@@ -20,6 +20,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
+[ "${1:-}" != observer ] || tsv=$work/results.tsv
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
 # BENCH_REDIS_SCALE: the same for the Redis part alone (default
 # BENCH_SCALE): BENCH_SCALE=0.02 BENCH_REDIS_SCALE=1 measures the Redis
@@ -49,8 +50,93 @@ fresh() {
 	fi
 }
 declare -A ldb=()               # LevelDB's shell figures, for Redis's ratios
+
+# One process, many transactions (issue 12): COUNT one-cell updates
+# (begin, set of a 200-byte value, commit) through one perc shell, and
+# sqlite3 running the same from one process (WAL, synchronous FULL);
+# for perc also the seconds of the first and the last 4,000.  The same
+# loop with a coprocess that answers each line at once, doing nothing,
+# is what bash's own round trips cost: the floor of any coprocess.
+shell_updates() {       # DIR COUNT [idle]: "total first last" seconds
+	local i h a t t0 t1 tf=0 tl=0 v
+	v=$(printf 'v%.0s' $(seq 200))
+	fresh "$1"
+	if [ "${3:-}" = idle ]; then
+		coproc SH { sed -u 's/.*/ok 1/'; }
+	else
+		coproc SH { perc -d "$1" shell; }
+	fi
+	t0=$EPOCHREALTIME
+	for ((i = 0; i < $2; i++)); do
+		[ "$i" -eq 4000 ] && tf=$EPOCHREALTIME
+		[ "$i" -eq $(($2 - 4000)) ] && tl=$EPOCHREALTIME
+		echo begin >&"${SH[1]}"; read -r a h <&"${SH[0]}"
+		echo "set -t $h k c $v" >&"${SH[1]}"; read -r a <&"${SH[0]}"
+		echo "commit -t $h" >&"${SH[1]}"; read -r a t <&"${SH[0]}"
+		[ "$a" = ok ] || { echo "(shell: $a)" >&2; break; }
+	done
+	t1=$EPOCHREALTIME
+	exec {SH[1]}>&-
+	wait "$SH_PID"
+	awk -v a="$t0" -v b="$t1" -v f="$tf" -v l="$tl" \
+	    'BEGIN { printf "%.3f %.3f %.3f\n", b - a, f - a, b - l }'
+}
+
+# Issue 30: notifications per second through run-observer --once, for
+# the read-one-write-one observer (read doc, write its length to len):
+# a bash command per cell, and the same as a --coprocess
+# (examples/observer-coprocess.sh), one runner and --workers 2, beside
+# perc shell's one-cell transactions per second in the same run.  The
+# command per cell gets a fifth of the cells: all would take minutes.
+observer_rate() {       # CELLS ARGS...: notifications per second
+	local d=$work/obs cells=$1 s e left
+	shift
+	fresh "$d"
+	perc init --observe doc "$d"
+	awk -v n="$cells" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "doc%06d\tdoc\tdocument number %d\n", i, i }' |
+	    perc -d "$d" load > /dev/null
+	s=$EPOCHREALTIME
+	PERC_GC_AUTO=0 perc -d "$d" run-observer --once --quiet "$@"
+	e=$EPOCHREALTIME
+	left=$(perc -d "$d" scan-notify | wc -l)
+	[ "$left" -eq 0 ] ||
+	    echo "($* left $left cells dirty: the figure is too high)" >&2
+	awk -v n="$cells" -v s="$s" -v e="$e" \
+	    'BEGIN { printf "%.0f", n / (e - s) }'
+}
+observer_part() {
+	local cells few sh w pc co opts tot
+	local percell='v=$(perc get -t "$PERC_TXN" "$PERC_ROW" doc)
+	    perc set -t "$PERC_TXN" "$PERC_ROW" len "${#v}"'
+	cells=$(n 10000)
+	few=$(n 2000)
+	read -r tot _ < <(shell_updates "$work/obs-shell" "$cells")
+	sh=$(awk -v n="$cells" -v t="$tot" 'BEGIN { printf "%.0f", n / t }')
+	report "perc shell one-cell transactions/s" "$sh" /s "$sh" "-"
+	for w in 1 2; do
+		opts=()
+		[ "$w" -eq 1 ] || opts=(--workers "$w")
+		pc=$(observer_rate "$few" "${opts[@]}" doc -- bash -c "$percell")
+		co=$(observer_rate "$cells" "${opts[@]}" --coprocess doc -- \
+		    "$top/examples/observer-coprocess.sh")
+		report "observer, command per cell, $w runner(s)" "$pc" /s \
+		    "$sh" "-"
+		report "observer --coprocess, $w runner(s), vs cmd" "$co" /s \
+		    "$pc" ">= 10"
+		report "observer --coprocess, $w runner(s), vs shell" "$co" /s \
+		    "$sh" ">= 0.5"
+	done
+}
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
+# tests/bench/run.sh observer: that part alone, results.tsv untouched.
+if [ "${1:-}" = observer ]; then
+	echo "== observer notifications per second ($(n 10000) dirty cells;" \
+	    "$(n 2000) for a command per cell)"
+	observer_part
+	exit 0
+fi
 
 echo "== per-command latency (median ms) against the exec floor"
 export PERC_DIR="$work/lat"
@@ -209,36 +295,8 @@ else
 	echo "(sqlite3 not installed: apt-get install sqlite3 for the comparison)"
 fi
 
-# One process, many transactions (issue 12): COUNT one-cell updates
-# (begin, set of a 200-byte value, commit) through one perc shell, and
-# sqlite3 running the same from one process (WAL, synchronous FULL);
-# for perc also the seconds of the first and the last 4,000.  The same
-# loop with a coprocess that answers each line at once, doing nothing,
-# is what bash's own round trips cost: the floor of any coprocess.
-shell_updates() {       # DIR COUNT [idle]: "total first last" seconds
-	local i h a t t0 t1 tf=0 tl=0 v
-	v=$(printf 'v%.0s' $(seq 200))
-	fresh "$1"
-	if [ "${3:-}" = idle ]; then
-		coproc SH { sed -u 's/.*/ok 1/'; }
-	else
-		coproc SH { perc -d "$1" shell; }
-	fi
-	t0=$EPOCHREALTIME
-	for ((i = 0; i < $2; i++)); do
-		[ "$i" -eq 4000 ] && tf=$EPOCHREALTIME
-		[ "$i" -eq $(($2 - 4000)) ] && tl=$EPOCHREALTIME
-		echo begin >&"${SH[1]}"; read -r a h <&"${SH[0]}"
-		echo "set -t $h k c $v" >&"${SH[1]}"; read -r a <&"${SH[0]}"
-		echo "commit -t $h" >&"${SH[1]}"; read -r a t <&"${SH[0]}"
-		[ "$a" = ok ] || { echo "(shell: $a)" >&2; break; }
-	done
-	t1=$EPOCHREALTIME
-	exec {SH[1]}>&-
-	wait "$SH_PID"
-	awk -v a="$t0" -v b="$t1" -v f="$tf" -v l="$tl" \
-	    'BEGIN { printf "%.3f %.3f %.3f\n", b - a, f - a, b - l }'
-}
+# sqlite3's side of shell_updates (above): the same updates, from one
+# process.
 sqlite_updates() {      # DB COUNT: seconds
 	local v s e
 	v=$(printf 'v%.0s' $(seq 200))
@@ -443,6 +501,10 @@ busy_shell_part() {
 }
 echo "== readers beside a busy perc shell"
 busy_shell_part
+
+echo "== observer notifications per second ($(n 10000) dirty cells;" \
+    "$(n 2000) for a command per cell)"
+observer_part
 
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
