@@ -234,8 +234,9 @@ read_line(struct coprocess *co, char **line)
 	int rc;
 
 	for (;;) {
-		nl = memchr(co->in.data + co->in_off + scanned, '\n',
-		    co->in.len - co->in_off - scanned);
+		nl = co->in.len > co->in_off + scanned ? memchr(co->in.data +
+		    co->in_off + scanned, '\n', co->in.len - co->in_off -
+		    scanned) : NULL;
 		if (nl != NULL) {
 			*nl = '\0';
 			*line = co->in.data + co->in_off;
