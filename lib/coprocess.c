@@ -44,8 +44,9 @@ fail(struct coprocess *co, const char *fmt, ...)
 	return -1;
 }
 
+/* COMMAND has ended: its pipes close, its open transactions go. */
 static void
-close_pipes(struct coprocess *co)
+command_ended(struct coprocess *co)
 {
 	if (co->to >= 0)
 		close(co->to);
@@ -54,6 +55,7 @@ close_pipes(struct coprocess *co)
 	co->to = co->from = -1;
 	buf_reset(&co->in);
 	co->in_off = 0;
+	serve_drop_open(&co->serve);
 }
 
 /*
@@ -81,7 +83,7 @@ reap(struct coprocess *co, int64_t deadline_ms)
 		}
 	}
 	co->pid = 0;
-	close_pipes(co);
+	command_ended(co);
 	return status;
 }
 
@@ -97,7 +99,7 @@ kill_command(struct coprocess *co)
 	while (waitpid(co->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	co->pid = 0;
-	close_pipes(co);
+	command_ended(co);
 }
 
 /* COMMAND closed its end of a pipe: how it ended, in co->why.  -1. */

@@ -25,10 +25,16 @@ serve_init(struct serve *s, perc_db *db, serve_write_fn write, void *arg)
 }
 
 void
-serve_dispose(struct serve *s)
+serve_drop_open(struct serve *s)
 {
 	while (s->n > 0)
 		perc_txn_free(s->txns[--s->n]);
+}
+
+void
+serve_dispose(struct serve *s)
+{
+	serve_drop_open(s);
 	free(s->txns);
 	s->txns = NULL;
 	s->cap = 0;

@@ -43,7 +43,12 @@ struct serve {
 void serve_init(struct serve *s, perc_db *db, serve_write_fn write,
                 void *arg);
 
-/* Discard the transactions left open, as a crash would, and free s. */
+/*
+ * Discard the transactions the session began and left open, as a
+ * crash would: its client has gone.  serve_dispose does that too, and
+ * frees s.
+ */
+void serve_drop_open(struct serve *s);
 void serve_dispose(struct serve *s);
 
 /*

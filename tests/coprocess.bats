@@ -228,6 +228,23 @@ starts() {
 	no_lock_left
 }
 
+@test "the transactions a COMMAND began and left open go when it dies" {
+	perc set a doc v
+	observer obs '
+	  if [ ! -e "$T_DIR/died" ]; then
+	    ask begin
+	    ask set -t "${answer#ok }" x y z
+	    : > "$T_DIR/died"; exit 3
+	  fi
+	  ask done 0'
+	start_runner "$T_DIR/err" --quiet --coprocess doc -- "$T_DIR/obs"
+	poll 100 test -e "$T_DIR/died"
+	poll 100 no_dirty
+	run -0 perc status
+	assert_line $'oldest_open_start\tnone'
+	stop_runner TERM
+}
+
 @test "a COMMAND that hangs is killed after PERC_LOCK_TTL and the cell aborted" {
 	perc set r doc v
 	observer obs '
