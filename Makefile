@@ -62,14 +62,16 @@ all: perc links libperc.a libperc.so.$(VERSION) perc.pc
 
 $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h lib/*/*.h)
 
-# The Redis store's Lua scripts, each a C string redis_lua_NAME; sed
-# only, so the build needs nothing CI does not have.
-REDIS_LUA = lib/redis/lua/common.lua lib/redis/lua/read.lua \
-	lib/redis/lua/find_commit.lua lib/redis/lua/prewrite.lua \
-	lib/redis/lua/commit.lua lib/redis/lua/rollback.lua \
-	lib/redis/lua/put.lua lib/redis/lua/range.lua lib/redis/lua/raise.lua \
-	lib/redis/lua/keep.lua lib/redis/lua/push.lua lib/redis/lua/scan.lua \
-	lib/redis/lua/oracle.lua
+# The Redis store's Lua scripts, lib/redis/lua/NAME.lua: the one list of
+# them.  make turns each into a C string redis_lua_NAME (scripts.c) and
+# names the scripts run by EVALSHA in scripts.def, one SCRIPT(NAME, name)
+# line each, from which redis.h makes enum rs_script and store.c the
+# table it registers.  common is prepended to each of those; oracle is a
+# function library of its own (oracle.c).  sed only, so the build needs
+# nothing CI does not have.
+REDIS_SCRIPTS = read find_commit prewrite commit rollback put range \
+	raise keep push scan
+REDIS_LUA = $(patsubst %,lib/redis/lua/%.lua,common oracle $(REDIS_SCRIPTS))
 lib/redis/scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/lua/NAME.lua: do not edit. */\n'; \
 	  printf '#include "scripts.h"\n'; \
@@ -80,6 +82,13 @@ lib/redis/scripts.c: $(REDIS_LUA) Makefile
 	        -e 's/$$/\\n"/' $$f; \
 	    printf '\t;\n'; \
 	  done; } > $@.tmp && mv $@.tmp $@
+lib/redis/scripts.def: Makefile
+	{ printf '/* Made by make from REDIS_SCRIPTS: do not edit. */\n'; \
+	  for n in $(REDIS_SCRIPTS); do echo "$$n"; done | \
+	  sed -e 'h' -e 'y/abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ/' \
+	      -e 'G' -e 's/^\(.*\)\n\(.*\)$$/SCRIPT(\1, \2)/'; } > $@.tmp && \
+	mv $@.tmp $@
+$(REDIS_OBJ): lib/redis/scripts.def
 $(CMDOBJ): cmd/cmd.h
 
 # Made anew: the two stores' objects share names (store.o, gc.o...),
@@ -367,7 +376,7 @@ format:
 clean distclean:
 	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/bats-redis.raw tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/rbench \
-	    tests/bench/results.tsv
+	    tests/bench/results.tsv lib/redis/scripts.c lib/redis/scripts.def
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
 .PHONY: FORCE all links check test check-asan check-valgrind fuzz chaos crashfs-cycles install \

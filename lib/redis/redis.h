@@ -37,9 +37,12 @@
 #define RS_TABLE_MAX 64
 #define RS_KEY_MAX   (RS_TABLE_MAX + 48)
 
+/* The scripts run by EVALSHA, RS_READ...: see scripts.h. */
 enum rs_script {
-	RS_READ, RS_FIND_COMMIT, RS_PREWRITE, RS_COMMIT, RS_ROLLBACK,
-	RS_PUT, RS_RANGE, RS_RAISE, RS_KEEP, RS_PUSH, RS_SCAN, RS_NSCRIPTS
+#define SCRIPT(NAME, name) RS_##NAME,
+#include "scripts.def"
+#undef SCRIPT
+	RS_NSCRIPTS
 };
 
 struct redis_store {

@@ -379,6 +379,13 @@ parse_url(char **seeds, char *table, const char *url, const char *shown)
 
 static int table_check(void *arg, int64_t deadline_ms);
 
+/* Each script run by EVALSHA, by its enum rs_script. */
+static const char *const script_body[RS_NSCRIPTS] = {
+#define SCRIPT(NAME, name) [RS_##NAME] = redis_lua_##name,
+#include "scripts.def"
+#undef SCRIPT
+};
+
 /*
  * A new store on the cluster of url, its scripts registered; the
  * cluster is first reached by the first command, which with check
@@ -388,10 +395,6 @@ static int
 rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
     int check)
 {
-	const char *body[RS_NSCRIPTS] = { redis_lua_read,
-		redis_lua_find_commit, redis_lua_prewrite, redis_lua_commit,
-		redis_lua_rollback, redis_lua_put, redis_lua_range,
-		redis_lua_raise, redis_lua_keep, redis_lua_push, redis_lua_scan };
 	struct redis_store *s;
 	perc_buf text = PERC_BUF_INIT;
 	char *seeds;
@@ -419,7 +422,8 @@ rs_connect(struct redis_store **out, const char *url, int64_t timeout_ms,
 		buf_reset(&text);
 		if ((rc = buf_add(&text, redis_lua_common,
 		    strlen(redis_lua_common))) == 0 &&
-		    (rc = buf_add(&text, body[i], strlen(body[i]))) == 0 &&
+		    (rc = buf_add(&text, script_body[i],
+		    strlen(script_body[i]))) == 0 &&
 		    (s->script[i] = rc_script_register(s->cl, text.data,
 		    text.len)) < 0)
 			rc = s->script[i];
