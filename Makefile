@@ -38,8 +38,8 @@ LEVELDB_OBJ = lib/leveldb/durable_env.o lib/leveldb/gc.o \
 	lib/leveldb/mvcc.o lib/leveldb/open.o lib/leveldb/oracle.o \
 	lib/leveldb/readonly_env.o lib/leveldb/store.o lib/leveldb/walk.o
 REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/mvcc.o \
-	lib/redis/oracle.o lib/redis/scripts.o lib/redis/store.o \
-	lib/redis/walk.o
+	lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
+	lib/redis/store.o lib/redis/url.o lib/redis/walk.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \

@@ -1,6 +1,7 @@
 /*
- * lib/redis_cluster.h - a small Redis Cluster client on hiredis, for
- * perc's Redis store.
+ * lib/redis/cluster.h - a small Redis Cluster client on hiredis, for
+ * perc's Redis store: cluster.c (nodes and the slot map), pipeline.c
+ * (commands sent in rounds), url.c (seed lists).
  *
  * hiredis 0.14 speaks to one server; this adds what a cluster needs:
  * the slot of a key, the slot map (CLUSTER SLOTS), one connection per

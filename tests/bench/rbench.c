@@ -2,7 +2,7 @@
  * tests/bench/rbench.c - make bench's figures for the Redis Cluster
  * store: libperc on a Redis-store data directory against the same
  * Percolator protocol written by hand on the cluster client
- * (lib/redis_cluster.h), and a read and a write against raw GET and SET.
+ * (lib/redis/cluster.h), and a read and a write against raw GET and SET.
  *
  *   rbench lib DIR N PROCS     libperc 2-row transfers per second from
  *                              PROCS processes, N each, each process on
