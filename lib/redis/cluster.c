@@ -313,45 +313,36 @@ lone_server(rc_cluster *cl, int from)
 	return 0;
 }
 
-/* Install the map in reply r of CLUSTER SLOTS from node from: 0 or -1. */
+/* The map of reply r of CLUSTER SLOTS, checked, into map: 0 or -1. */
 static int
-load_slots(rc_cluster *cl, int from, const redisReply *r)
+slots_map(int16_t *map, rc_cluster *cl, int from, const redisReply *r)
 {
-	int16_t *map;
 	long long lo, hi, s;
-	size_t i, j, k;
-	int m, rep;
+	size_t i;
+	int m;
 
-	if (r->type == REDIS_REPLY_ERROR) {
-		rc_node_note(cl, from, r->str);
-		if (strstr(r->str, "cluster support disabled") == NULL)
-			return -1;
-		if (cl->nnodes == 1)
-			return lone_server(cl, from);
-		cl->not_cluster = from + 1;
-		return -1;
-	}
-	if (r->type != REDIS_REPLY_ARRAY || r->elements == 0) {
-		rc_node_note(cl, from, "serves no slots (CLUSTER SLOTS is empty)");
-		return -1;
-	}
-	if ((map = malloc(RC_SLOTS * sizeof(*map))) == NULL) {
-		rc_node_note(cl, from, "out of memory");
-		return -1;
-	}
 	for (s = 0; s < RC_SLOTS; s++)
 		map[s] = -1;
 	for (i = 0; i < r->elements; i++) {
-		if ((m = slots_range(cl, from, r->element[i], &lo, &hi)) == -1) {
-			rc_node_note(cl, from, "gave a CLUSTER SLOTS reply "
-			    "this client does not understand");
-			free(map);
+		if ((m = slots_range(cl, from, r->element[i], &lo, &hi)) == -1)
 			return -1;
-		}
 		for (s = lo; m >= 0 && s <= hi; s++)
 			map[s] = (int16_t)m;
 	}
-	/* Valid: now the flags, the nodes being all in the table. */
+	return 0;
+}
+
+/*
+ * Each node's flags by the checked reply r of CLUSTER SLOTS (whose
+ * nodes are all in the table); the connections of nodes it leaves out
+ * are closed.
+ */
+static void
+mark_nodes(rc_cluster *cl, int from, const redisReply *r)
+{
+	size_t i, j, k;
+	int m, rep;
+
 	for (k = 0; k < cl->nnodes; k++)
 		cl->nodes[k].listed = cl->nodes[k].master =
 		    cl->nodes[k].replicas = 0;
@@ -370,6 +361,38 @@ load_slots(rc_cluster *cl, int from, const redisReply *r)
 			redisFree(cl->nodes[k].ctx);
 			cl->nodes[k].ctx = NULL;
 		}
+}
+
+/* Install the map in reply r of CLUSTER SLOTS from node from: 0 or -1. */
+static int
+load_slots(rc_cluster *cl, int from, const redisReply *r)
+{
+	int16_t *map;
+
+	if (r->type == REDIS_REPLY_ERROR) {
+		rc_node_note(cl, from, r->str);
+		if (strstr(r->str, "cluster support disabled") == NULL)
+			return -1;
+		if (cl->nnodes == 1)
+			return lone_server(cl, from);
+		cl->not_cluster = from + 1;
+		return -1;
+	}
+	if (r->type != REDIS_REPLY_ARRAY || r->elements == 0) {
+		rc_node_note(cl, from, "serves no slots (CLUSTER SLOTS is empty)");
+		return -1;
+	}
+	if ((map = malloc(RC_SLOTS * sizeof(*map))) == NULL) {
+		rc_node_note(cl, from, "out of memory");
+		return -1;
+	}
+	if (slots_map(map, cl, from, r) < 0) {
+		rc_node_note(cl, from, "gave a CLUSTER SLOTS reply this client "
+		    "does not understand");
+		free(map);
+		return -1;
+	}
+	mark_nodes(cl, from, r);
 	memcpy(cl->slots, map, RC_SLOTS * sizeof(*map));
 	free(map);
 	cl->have_map = 1;

@@ -217,6 +217,54 @@ load_scripts(rc_cluster *cl, int k, struct rc_entry *es,
 	}
 }
 
+/* A master the map lists without replica, before its first WAIT. */
+static void
+ask_replicas(rc_cluster *cl, int k, const struct rc_entry *es, size_t n,
+    int64_t deadline)
+{
+	size_t i;
+
+	if (cl->nodes[k].replicas || cl->nodes[k].asked_load == cl->loads)
+		return;
+	for (i = 0; i < n && (es[i].done || es[i].target != k ||
+	    !(es[i].flags & RC_WAIT)); i++)
+		;
+	if (i < n) {
+		cl->nodes[k].asked_load = cl->loads;
+		cl->nodes[k].replicas = rc_has_replica(cl, k, deadline);
+	}
+}
+
+/* The bytes of the round's commands to node k. */
+static size_t
+round_bytes(const struct rc_entry *es, size_t n, int k)
+{
+	size_t i, bytes = 0;
+	int j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; !es[i].done && es[i].target == k &&
+		    j < es[i].argc; j++)
+			bytes += es[i].argvlen[j];
+	return bytes;
+}
+
+/* WAIT 1 T on c, T half the read timeout tv: WAIT answers before the
+   read gives up.  1, or 0 when memory ran out. */
+static int
+append_wait(redisContext *c, struct timeval tv)
+{
+	const char *wait[3] = { "WAIT", "1", NULL };
+	size_t waitlen[3];
+	char ms[24];
+
+	snprintf(ms, sizeof(ms), "%ld",
+	    (long)(tv.tv_sec * 1000 + tv.tv_usec / 1000) / 2 + 1);
+	wait[2] = ms;
+	waitlen[0] = 4, waitlen[1] = 1, waitlen[2] = strlen(ms);
+	return redisAppendCommandArgv(c, 3, wait, waitlen) == REDIS_OK;
+}
+
 /* Queue the round's commands for node k on its connection. */
 static int
 queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
@@ -224,29 +272,14 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 {
 	static const char *asking[] = { "ASKING" };
 	static const size_t askinglen[] = { 6 };
-	const char *wait[3] = { "WAIT", "1", NULL };
-	size_t waitlen[3], i, bytes = 0;
 	struct timeval tv;
-	char ms[24];
 	redisContext *c;
-	int ok = 1, want_wait = 0, j;
+	int ok = 1, want_wait = 0;
+	size_t i;
 
-	/* A master the map lists without replica, before its first WAIT. */
-	if (!cl->nodes[k].replicas && cl->nodes[k].asked_load != cl->loads) {
-		for (i = 0; i < n && (es[i].done || es[i].target != k ||
-		    !(es[i].flags & RC_WAIT)); i++)
-			;
-		if (i < n) {
-			cl->nodes[k].asked_load = cl->loads;
-			cl->nodes[k].replicas = rc_has_replica(cl, k, deadline);
-		}
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; !es[i].done && es[i].target == k &&
-		    j < es[i].argc; j++)
-			bytes += es[i].argvlen[j];
-	cl->nodes[k].bytes = bytes;
-	tv = rc_io_timeout(deadline, bytes);
+	ask_replicas(cl, k, es, n, deadline);
+	cl->nodes[k].bytes = round_bytes(es, n, k);
+	tv = rc_io_timeout(deadline, cl->nodes[k].bytes);
 	if ((c = rc_node_connect(cl, k, deadline)) == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -264,12 +297,7 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 		want_wait |= (es[i].flags & RC_WAIT) && cl->nodes[k].replicas;
 	}
 	if (want_wait) {
-		/* Half the read timeout: WAIT answers before the read gives up. */
-		snprintf(ms, sizeof(ms), "%ld",
-		    (long)(tv.tv_sec * 1000 + tv.tv_usec / 1000) / 2 + 1);
-		wait[2] = ms;
-		waitlen[0] = 4, waitlen[1] = 1, waitlen[2] = strlen(ms);
-		ok &= redisAppendCommandArgv(c, 3, wait, waitlen) == REDIS_OK;
+		ok &= append_wait(c, tv);
 		sent[(*ns)++] = (struct sent){ 0, SENT_WAIT };
 	}
 	cl->nodes[k].nsent = *ns - cl->nodes[k].sent0;
@@ -325,19 +353,12 @@ read_node(rc_cluster *cl, int k, struct rc_entry *es, const struct sent *s,
 		load_scripts(cl, k, es, s, ns, deadline, pause);
 }
 
-/*
- * One round: every unfinished command to its node, all nodes written
- * before any is read.  0, or PERC_EIO when memory ran out.
- */
-static int
-run_round(rc_cluster *cl, struct rc_entry *es, size_t n, int64_t deadline,
-    int *pause)
+/* Where each unfinished command goes this round: how many there are. */
+static size_t
+route(rc_cluster *cl, struct rc_entry *es, size_t n, int *pause)
 {
-	struct sent *sent;
-	struct node *nd;
-	size_t i, k, ns = 0, todo = 0;
+	size_t i, todo = 0;
 
-	cl->round++;
 	for (i = 0; i < n; i++) {
 		if (es[i].done)
 			continue;
@@ -350,6 +371,23 @@ run_round(rc_cluster *cl, struct rc_entry *es, size_t n, int64_t deadline,
 			*pause = 1;
 		}
 	}
+	return todo;
+}
+
+/*
+ * One round: every unfinished command to its node, all nodes written
+ * before any is read.  0, or PERC_EIO when memory ran out.
+ */
+static int
+run_round(rc_cluster *cl, struct rc_entry *es, size_t n, int64_t deadline,
+    int *pause)
+{
+	struct sent *sent;
+	struct node *nd;
+	size_t i, k, ns = 0, todo;
+
+	cl->round++;
+	todo = route(cl, es, n, pause);
 	if ((sent = malloc((2 * todo + cl->nnodes) * sizeof(*sent))) == NULL)
 		return error_set(PERC_EIO, "out of memory");
 	for (k = 0; k < cl->nnodes; k++) {

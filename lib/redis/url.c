@@ -26,6 +26,67 @@ all_of(const char *s, size_t n, const char *chars)
 }
 
 /*
+ * The host of seed item, an IPv6 address in brackets: *host, *hostlen
+ * its address, *rest what follows the ']'.
+ */
+static int
+ipv6_host(const char **host, size_t *hostlen, const char **rest,
+    perc_bytes item)
+{
+	const char *close = memchr(item.data, ']', item.len);
+
+	if (close == NULL)
+		return error_set(PERC_EUSAGE, "redis seed '%s': an "
+		    "IPv6 address in '[' lacks its ']'", error_quote(item));
+	*host = (const char *)item.data + 1;
+	*hostlen = (size_t)(close - *host);
+	*rest = close + 1;
+	if (!all_of(*host, *hostlen, "0123456789abcdefABCDEF:.") ||
+	    memchr(*host, ':', *hostlen) == NULL)
+		return error_set(PERC_EUSAGE, "redis seed '%s': not an "
+		    "IPv6 address in its brackets", error_quote(item));
+	return 0;
+}
+
+/* The host of seed item, a name or an IPv4 address, as ipv6_host. */
+static int
+plain_host(const char **host, size_t *hostlen, const char **rest,
+    perc_bytes item)
+{
+	const char *s = item.data, *end = s + item.len;
+
+	*host = s;
+	if ((*rest = memchr(s, ':', item.len)) == NULL)
+		*rest = end;
+	*hostlen = (size_t)(*rest - s);
+	if (*rest < end && memchr(*rest + 1, ':', (size_t)(end - *rest - 1))
+	    != NULL)
+		return error_set(PERC_EUSAGE, "redis seed '%s': an IPv6 "
+		    "address goes in brackets, [ADDRESS]:PORT",
+		    error_quote(item));
+	if (!all_of(*host, *hostlen, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"))
+		return error_set(PERC_EUSAGE, "redis seed '%s': host "
+		    "must be an IPv4 address, a name or an IPv6 "
+		    "address in brackets", error_quote(item));
+	return 0;
+}
+
+/* The port of ":PORT" from rest to end, or -1 when it is not a number. */
+static long
+parse_port(const char *rest, const char *end)
+{
+	long port = 0;
+
+	if (*rest != ':' || rest + 1 == end ||
+	    !all_of(rest + 1, (size_t)(end - rest - 1), "0123456789"))
+		return -1;
+	for (rest++; rest < end && port <= 65535; rest++)
+		port = port * 10 + (*rest - '0');
+	return port;
+}
+
+/*
  * One seed, HOST[:PORT] or [IPV6][:PORT], as Redis users write them;
  * the port is 6379 when left out.
  */
@@ -33,59 +94,28 @@ static int
 parse_addr(rc_addr *a, const char *s, size_t len)
 {
 	perc_bytes item = { s, len };
-	const char *host = s, *rest, *end = s + len, *close;
-	size_t hostlen;
+	const char *end = s + len, *host = s, *rest = end;
+	size_t hostlen = 0;
 	long port = 6379;
+	int rc;
 
 	if (len == 0)
 		return error_set(PERC_EUSAGE, "empty entry in the redis seed "
 		    "list; want host[:port][,host[:port]]...");
-	if (*s == '[') {
-		if ((close = memchr(s, ']', len)) == NULL)
-			return error_set(PERC_EUSAGE, "redis seed '%s': an "
-			    "IPv6 address in '[' lacks its ']'",
-			    error_quote(item));
-		host = s + 1;
-		hostlen = (size_t)(close - host);
-		rest = close + 1;
-		if (!all_of(host, hostlen, "0123456789abcdefABCDEF:.") ||
-		    memchr(host, ':', hostlen) == NULL)
-			return error_set(PERC_EUSAGE, "redis seed '%s': not an "
-			    "IPv6 address in its brackets", error_quote(item));
-	} else {
-		rest = memchr(s, ':', len);
-		if (rest == NULL)
-			rest = end;
-		hostlen = (size_t)(rest - s);
-		if (rest < end && memchr(rest + 1, ':', (size_t)(end - rest -
-		    1)) != NULL)
-			return error_set(PERC_EUSAGE, "redis seed '%s': an IPv6 "
-			    "address goes in brackets, [ADDRESS]:PORT",
-			    error_quote(item));
-		if (!all_of(host, hostlen, "abcdefghijklmnopqrstuvwxyz"
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"))
-			return error_set(PERC_EUSAGE, "redis seed '%s': host "
-			    "must be an IPv4 address, a name or an IPv6 "
-			    "address in brackets", error_quote(item));
-	}
+	rc = *s == '[' ? ipv6_host(&host, &hostlen, &rest, item) :
+	    plain_host(&host, &hostlen, &rest, item);
+	if (rc < 0)
+		return rc;
 	if (hostlen == 0)
 		return error_set(PERC_EUSAGE, "redis seed '%s' has no host",
 		    error_quote(item));
 	if (hostlen >= sizeof(a->host))
 		return error_set(PERC_EUSAGE, "redis seed '%s': host name "
 		    "too long", error_quote(item));
-	if (rest < end) {
-		port = 0;
-		if (*rest != ':' || rest + 1 == end ||
-		    !all_of(rest + 1, (size_t)(end - rest - 1), "0123456789"))
-			port = -1;
-		for (rest++; port >= 0 && rest < end && port <= 65535; rest++)
-			port = port * 10 + (*rest - '0');
-		if (port < 1 || port > 65535)
-			return error_set(PERC_EUSAGE, "redis seed '%s': port "
-			    "must be a number from 1 to 65535",
-			    error_quote(item));
-	}
+	if (rest < end && ((port = parse_port(rest, end)) < 1 ||
+	    port > 65535))
+		return error_set(PERC_EUSAGE, "redis seed '%s': port "
+		    "must be a number from 1 to 65535", error_quote(item));
 	memcpy(a->host, host, hostlen);
 	a->host[hostlen] = '\0';
 	a->port = (int)port;
