@@ -1,5 +1,5 @@
 /*
- * lib/durable_env.cc - the Env under a writable store: LevelDB's own,
+ * lib/leveldb/durable_env.cc - the Env under a writable store: LevelDB's own,
  * plus the two syncs that a power cut needs and LevelDB leaves out.
  *
  * A synced write makes durable what came before it only in its own log

@@ -1,4 +1,4 @@
-/* lib/durable_env.h - a LevelDB Env with the syncs a power cut needs */
+/* lib/leveldb/durable_env.h - a LevelDB Env with the syncs a power cut needs */
 #ifndef DURABLE_ENV_H
 #define DURABLE_ENV_H
 

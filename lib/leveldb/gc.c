@@ -1,5 +1,5 @@
 /*
- * lib/leveldb_gc.c - gc on the LevelDB store: its safe point, key "g"
+ * lib/leveldb/gc.c - gc on the LevelDB store: its safe point, key "g"
  * outside the cell and notify regions, which each process reads when
  * it takes the store and checks before every read and prewrite; and
  * the pass, a batch of keys at a time under the store's lock.
@@ -44,18 +44,18 @@ int
 ldb_safe_point_raise(struct store *base, perc_ts sp)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	leveldb_writebatch_t *b;
+	struct kv_batch *b;
 	unsigned char enc[8];
 	int rc;
 
 	if (sp <= s->safe_point)
 		return 0;
 	codec_put_u64(enc, sp);
-	b = leveldb_writebatch_create();
-	leveldb_writebatch_put(b, SAFE_POINT_KEY, 1, (const char *)enc, 8);
+	b = kv_batch_new();
+	kv_batch_put(b, SAFE_POINT_KEY, 1, (const char *)enc, 8);
 	if ((rc = ldb_write(s, b, 1)) == 0)
 		s->safe_point = sp;
-	leveldb_writebatch_destroy(b);
+	kv_batch_free(b);
 	return rc;
 }
 
@@ -70,26 +70,26 @@ int
 ldb_gc(struct store *base, struct store_gc *gc)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	leveldb_writebatch_t *b = leveldb_writebatch_create();
-	leveldb_iterator_t *it = ldb_iter(s);
+	struct kv_batch *b = kv_batch_new();
+	struct kv_iter *it = ldb_iter(s);
 	const unsigned char *k;
 	perc_bytes v;
 	size_t klen, vlen, n, dropped = 0;
 	int rc = 0, kind;
 
 	if (gc->resume.len > 0)
-		leveldb_iter_seek(it, gc->resume.data, gc->resume.len);
+		kv_iter_seek(it, gc->resume.data, gc->resume.len);
 	else
-		leveldb_iter_seek(it, "c", 1);
-	for (n = 0; leveldb_iter_valid(it); leveldb_iter_next(it), n++) {
-		k = (const unsigned char *)leveldb_iter_key(it, &klen);
+		kv_iter_seek(it, "c", 1);
+	for (n = 0; kv_iter_valid(it); kv_iter_next(it), n++) {
+		k = (const unsigned char *)kv_iter_key(it, &klen);
 		if (klen < 10 || k[0] != REGION_CELL)
 			break;
 		if (n == GC_BATCH_KEYS) {
 			rc = buf_set(&gc->resume, k, klen);
 			goto write;
 		}
-		v.data = leveldb_iter_value(it, &vlen);
+		v.data = kv_iter_value(it, &vlen);
 		v.len = vlen;
 		kind = k[klen - 9];
 		if ((rc = gc_cell_drops(&gc->cell, bytes_of(k, klen - 9), kind,
@@ -98,7 +98,7 @@ ldb_gc(struct store *base, struct store_gc *gc)
 		if (rc == 0)
 			continue;
 		gc->removed += kind == KIND_WRITE;
-		leveldb_writebatch_delete(b, (const char *)k, klen);
+		kv_batch_delete(b, (const char *)k, klen);
 		dropped++;
 	}
 	rc = 0;
@@ -109,7 +109,7 @@ write:
 	if (rc == 0 && !gc->dry_run && dropped > 0)
 		rc = ldb_write(s, b, 0);
 done:
-	leveldb_iter_destroy(it);
-	leveldb_writebatch_destroy(b);
+	kv_iter_free(it);
+	kv_batch_free(b);
 	return rc;
 }

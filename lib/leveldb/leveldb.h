@@ -1,12 +1,11 @@
 /*
- * lib/store_leveldb.h - the LevelDB store, inside the data directory:
+ * lib/leveldb/leveldb.h - the LevelDB store, inside the data directory:
  * one process holds it at a time, under a file lock.
  */
 #ifndef STORE_LEVELDB_H
 #define STORE_LEVELDB_H
 
-#include <leveldb/c.h>
-
+#include "kv.h"
 #include "oracle.h"
 #include "perc.h"
 #include "store.h"
@@ -18,10 +17,7 @@ struct ldb_store {
 	char                   *dir;      /* DIR */
 	struct oracle           oracle;   /* DIR/oracle's, kept open */
 	int                     lockfd;   /* flock held while open; else -1 */
-	leveldb_t              *db;       /* NULL while released */
-	leveldb_readoptions_t  *read;
-	leveldb_writeoptions_t *write_sync;
-	leveldb_writeoptions_t *write_nosync;
+	struct kv              *db;       /* NULL while released */
 	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* opened on a log it vouched for */
@@ -41,45 +37,26 @@ struct ldb_store {
 	int                     paused;   /* ldb_pause: settled already */
 	int64_t                 pause_until; /* and the pause's deadline */
 	int64_t                 full_at_ms; /* when an open found the disk full */
-	void                   *env;      /* store_open_tuned's, while open */
-	leveldb_writebatch_t   *group;    /* ldb_group's gathered writes */
+	struct kv_batch        *group;    /* ldb_group's gathered writes */
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
 	int64_t                 asked_ms; /* ldb_waited_for's last look */
 	int64_t                 opened_ms; /* when this turn began */
-	leveldb_iterator_t     *reader;   /* ldb_reader's, or NULL */
+	struct kv_iter         *reader;   /* ldb_reader's, or NULL */
 	int                     reader_old; /* a write went in after it */
 	perc_buf                head_key, head_val; /* get_head's scratch:
 	                                     a read allocates nothing */
 };
-
-/*
- * In open.cc: LevelDB opened with options the C API lacks, over
- * an Env of ours, *env, which store_close_tuned frees after the DB.
- */
-#define STORE_CREATE        1u
-#define STORE_REUSE_LOGS    2u
-#define STORE_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
-#define STORE_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
-#define STORE_BIG_BUFFER    16u /* a write buffer of 8 MB, not 64 KB */
-leveldb_t *store_open_tuned(const char *path, unsigned flags, void **env,
-                            char **errptr);
-void store_close_tuned(leveldb_t *db, void *env, int read_only);
-void store_cut_power(void *env);
-const char *store_last_read(void);
-size_t store_batch_size(leveldb_writebatch_t *batch);
-int  store_get(leveldb_t *db, perc_buf *out, const char *key, size_t klen,
-               char **errptr);
 
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);
 void ldb_pause(struct store *base, int64_t deadline_ms);
 
 int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
-int  ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync);
-leveldb_iterator_t *ldb_iter(struct ldb_store *s);
-leveldb_iterator_t *ldb_reader(struct ldb_store *s);
-int  ldb_iter_error(leveldb_iterator_t *it);
+int  ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync);
+struct kv_iter *ldb_iter(struct ldb_store *s);
+struct kv_iter *ldb_reader(struct ldb_store *s);
+int  ldb_iter_error(struct kv_iter *it);
 
 /*
  * mvcc.c: a walk over the keys of one cell, in their order
@@ -88,7 +65,7 @@ int  ldb_iter_error(leveldb_iterator_t *it);
  * the cell, decided on such a walk for a read and a scan alike.
  */
 struct cell_walk {
-	leveldb_iterator_t *it;
+	struct kv_iter     *it;
 	perc_bytes          row, col;   /* the cell, for messages */
 	perc_bytes          prefix;     /* codec_cell_prefix(row, col) */
 	perc_buf            key;        /* scratch for seeks */
@@ -134,7 +111,7 @@ int  ldb_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
                perc_bytes col, const struct lock_rec *lock), void *arg);
 int  ldb_raw(struct store *s, perc_bytes row, const perc_bytes *col,
              store_raw_fn fn, void *arg);
-int  ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
+int  ldb_notify_clear(struct kv_batch *batch, struct ldb_store *s,
                       perc_bytes row, perc_bytes col, perc_ts start_ts);
 int  ldb_notify_scan(struct store *s, const perc_bytes *column,
                      int (*fn)(void *arg, perc_bytes row, perc_bytes col,

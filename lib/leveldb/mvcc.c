@@ -1,5 +1,5 @@
 /*
- * lib/leveldb_mvcc.c - Percolator's operations on one cell of the held
+ * lib/leveldb/mvcc.c - Percolator's operations on one cell of the held
  * LevelDB store.
  *
  * Each function reads and writes the lock, write and data columns of a
@@ -19,7 +19,7 @@
 struct cell {
 	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
 	perc_buf            key;     /* scratch */
-	leveldb_iterator_t *it;      /* the store's reader */
+	struct kv_iter     *it;      /* the store's reader */
 	perc_bytes          row, col;
 };
 
@@ -50,7 +50,7 @@ cell_seek(struct cell *c, int kind, perc_ts ts)
 	if ((rc = codec_key(&c->key, REGION_CELL, c->row, c->col, kind,
 	    ts)) < 0)
 		return rc;
-	leveldb_iter_seek(c->it, c->key.data, c->key.len);
+	kv_iter_seek(c->it, c->key.data, c->key.len);
 	return 0;
 }
 
@@ -64,15 +64,15 @@ cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value)
 	const char *k;
 	size_t klen, vlen;
 
-	if (!leveldb_iter_valid(c->it))
+	if (!kv_iter_valid(c->it))
 		return 0;
-	k = leveldb_iter_key(c->it, &klen);
+	k = kv_iter_key(c->it, &klen);
 	if (klen != c->prefix.len + 9 ||
 	    memcmp(k, c->prefix.data, c->prefix.len) != 0 ||
 	    (unsigned char)k[c->prefix.len] != kind)
 		return 0;
 	*ts = ~codec_get_u64((const unsigned char *)k + c->prefix.len + 1);
-	value->data = leveldb_iter_value(c->it, &vlen);
+	value->data = kv_iter_value(c->it, &vlen);
 	value->len = vlen;
 	return -1;
 }
@@ -126,7 +126,7 @@ get_own_lock(struct ldb_store *s, struct cell_head *head,
  * write records as before.
  */
 static int
-put_head(leveldb_writebatch_t *b, perc_buf *key, perc_bytes row,
+put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
     perc_bytes col, struct cell_head *head, const struct lock_rec *lock,
     int had_newest, unsigned flags)
 {
@@ -141,11 +141,11 @@ put_head(leveldb_writebatch_t *b, perc_buf *key, perc_bytes row,
 	    LOCK_TS)) < 0)
 		return rc;
 	if (lock == NULL && head->newest_op == 0) {
-		leveldb_writebatch_delete(b, key->data, key->len);
+		kv_batch_delete(b, key->data, key->len);
 		return 0;
 	}
 	if ((rc = codec_head_encode(&enc, head, lock)) == 0)
-		leveldb_writebatch_put(b, key->data, key->len, enc.data,
+		kv_batch_put(b, key->data, key->len, enc.data,
 		    enc.len);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -189,15 +189,15 @@ walk_on(const struct cell_walk *w, int *kind, perc_ts *ts, perc_bytes *value)
 	const char *k;
 	size_t klen, vlen;
 
-	if (!leveldb_iter_valid(w->it))
+	if (!kv_iter_valid(w->it))
 		return 0;
-	k = leveldb_iter_key(w->it, &klen);
+	k = kv_iter_key(w->it, &klen);
 	if (klen != w->prefix.len + 9 ||
 	    memcmp(k, w->prefix.data, w->prefix.len) != 0)
 		return 0;
 	*kind = (unsigned char)k[w->prefix.len];
 	*ts = ~codec_get_u64((const unsigned char *)k + w->prefix.len + 1);
-	value->data = leveldb_iter_value(w->it, &vlen);
+	value->data = kv_iter_value(w->it, &vlen);
 	value->len = vlen;
 	return 1;
 }
@@ -214,7 +214,7 @@ ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts)
 	if ((rc = buf_set(&w->key, w->prefix.data, w->prefix.len)) < 0 ||
 	    (rc = buf_add(&w->key, tail, sizeof(tail))) < 0)
 		return rc;
-	leveldb_iter_seek(w->it, w->key.data, w->key.len);
+	kv_iter_seek(w->it, w->key.data, w->key.len);
 	return 0;
 }
 
@@ -236,7 +236,7 @@ walk_to(struct cell_walk *w, int kind, perc_ts ts, perc_ts *at,
 			return k == kind;
 		if (n == WALK_STEPS)
 			break;
-		leveldb_iter_next(w->it);
+		kv_iter_next(w->it);
 		if (!walk_on(w, &k, at, value))
 			return 0;       /* stepped out of the cell */
 	}
@@ -251,7 +251,7 @@ walk_next(struct cell_walk *w, int kind, perc_ts *at, perc_bytes *value)
 {
 	int k;
 
-	leveldb_iter_next(w->it);
+	kv_iter_next(w->it);
 	return walk_on(w, &k, at, value) && k == kind;
 }
 
@@ -269,7 +269,7 @@ ldb_walk_past(struct cell_walk *w)
 	for (n = 0; n < WALK_STEPS; n++) {
 		if (!walk_on(w, &k, &ts, &v))
 			return 0;
-		leveldb_iter_next(w->it);
+		kv_iter_next(w->it);
 	}
 	if (!walk_on(w, &k, &ts, &v))
 		return 0;
@@ -451,7 +451,7 @@ ldb_find_commit(struct store *base, perc_ts *commit_ts, int *op,
 	    (rc = cell_seek(&c, KIND_WRITE, UINT64_MAX)) < 0)
 		goto done;
 	for (rc = PERC_ENOTFOUND; cell_at(&c, KIND_WRITE, &at, &v) &&
-	    at >= start_ts; leveldb_iter_next(c.it)) {
+	    at >= start_ts; kv_iter_next(c.it)) {
 		if ((rc = codec_write_decode(&w, v.data, v.len)) < 0)
 			goto done;
 		rc = PERC_ENOTFOUND;
@@ -529,7 +529,7 @@ prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
 	if ((rc = cell_seek(c, KIND_WRITE, UINT64_MAX)) < 0)
 		return rc;
 	for (; cell_at(c, KIND_WRITE, &at, &v) && at >= start_ts;
-	    leveldb_iter_next(c->it)) {
+	    kv_iter_next(c->it)) {
 		if ((rc = codec_write_decode(&wr, v.data, v.len)) < 0)
 			return rc;
 		if (wr.start_ts == start_ts && wr.op == OP_ROLLBACK)
@@ -558,7 +558,7 @@ prewrite_check(struct cell *c, struct ldb_store *s, const struct write *w,
 
 /* Add w's data, at start_ts, to b; and its notify cell (STORE_NOTIFY). */
 static int
-data_put(leveldb_writebatch_t *b, perc_buf *key, const struct write *w,
+data_put(struct kv_batch *b, perc_buf *key, const struct write *w,
     perc_ts start_ts, unsigned flags)
 {
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
@@ -568,14 +568,14 @@ data_put(leveldb_writebatch_t *b, perc_buf *key, const struct write *w,
 		if ((rc = codec_key(key, REGION_CELL, row, col, KIND_DATA,
 		    start_ts)) < 0)
 			return rc;
-		leveldb_writebatch_put(b, key->data, key->len, w->value.data,
+		kv_batch_put(b, key->data, key->len, w->value.data,
 		    w->value.len);
 	}
 	if (!OP_KEEPS_VALUE(w->op) && (flags & STORE_NOTIFY)) {
 		if ((rc = codec_key(key, REGION_NOTIFY, row, col, KIND_NOTIFY,
 		    start_ts)) < 0)
 			return rc;
-		leveldb_writebatch_put(b, key->data, key->len, "", 0);
+		kv_batch_put(b, key->data, key->len, "", 0);
 	}
 	return 0;
 }
@@ -598,7 +598,7 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
-	leveldb_writebatch_t *b = NULL;
+	struct kv_batch *b = NULL;
 	struct cell_head head;
 	struct cell c;
 	int rc;
@@ -614,14 +614,14 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 	head.lock_has_value = w->op == OP_PUT &&
 	    w->value.len <= HEAD_VALUE_MAX;
 	head.lock_value = buf_bytes(&w->value);
-	b = leveldb_writebatch_create();
+	b = kv_batch_new();
 	if ((rc = put_head(b, &c.key, row, col, &head, lock,
 	    head.newest_op != 0, flags)) == 0 &&
 	    (rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0)
 		rc = ldb_write(s, b, 0);
 done:
 	if (b != NULL)
-		leveldb_writebatch_destroy(b);
+		kv_batch_free(b);
 	cell_close(&c);
 	return rc == OWN_LOCK ? 0 : rc;
 }
@@ -642,7 +642,7 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
     const unsigned *flags, perc_ts start_ts, perc_ts commit_ts)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	struct kv_batch *b = kv_batch_new();
 	perc_buf enc = PERC_BUF_INIT;
 	struct cell_head head;
 	struct lock_rec blocker;
@@ -670,7 +670,7 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 		    commit_ts)) == 0) {
 			wr.op = w->op;
 			if ((rc = codec_write_encode(&enc, &wr)) == 0)
-				leveldb_writebatch_put(b, c.key.data,
+				kv_batch_put(b, c.key.data,
 				    c.key.len, enc.data, enc.len);
 			/* No lock here.  A lock-only write changes a
 			   head's written_at alone; and a load starts no
@@ -689,7 +689,7 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	}
 	if (rc == 0)
 		rc = ldb_write(s, b, 1);
-	leveldb_writebatch_destroy(b);
+	kv_batch_free(b);
 	codec_lock_dispose(&blocker);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -710,7 +710,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
-	leveldb_writebatch_t *b = NULL;
+	struct kv_batch *b = NULL;
 	struct cell_head head;
 	struct lock_rec lock;
 	struct write_rec w;
@@ -740,7 +740,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	w.start_ts = start_ts;
 	had = head.newest_op != 0;
 	value = head.lock_value;
-	b = leveldb_writebatch_create();
+	b = kv_batch_new();
 	head_newest(&head, lock.op, start_ts, commit_ts,
 	    head.lock_has_value ? &value : NULL);
 	if ((rc = put_head(b, &lockkey, row, col, &head, NULL, had,
@@ -749,7 +749,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_WRITE,
 	    commit_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
 		goto done;
-	leveldb_writebatch_put(b, lockkey.data, lockkey.len, enc.data,
+	kv_batch_put(b, lockkey.data, lockkey.len, enc.data,
 	    enc.len);
 	if ((flags & STORE_CLEAR_NOTIFY) &&
 	    (rc = ldb_notify_clear(b, s, row, col, start_ts)) < 0)
@@ -757,7 +757,7 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 	rc = ldb_write(s, b, (flags & STORE_SYNC) != 0);
 done:
 	if (b != NULL)
-		leveldb_writebatch_destroy(b);
+		kv_batch_free(b);
 	codec_lock_dispose(&lock);
 	perc_buf_dispose(&enc);
 	perc_buf_dispose(&lockkey);
@@ -770,7 +770,7 @@ done:
  * none, is left.
  */
 static int
-drop_own_lock(leveldb_writebatch_t *b, struct ldb_store *s, perc_buf *key,
+drop_own_lock(struct kv_batch *b, struct ldb_store *s, perc_buf *key,
     perc_bytes row, perc_bytes col, perc_ts start_ts)
 {
 	struct cell_head head;
@@ -798,7 +798,7 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts, unsigned flags)
 {
 	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
-	leveldb_writebatch_t *b = NULL;
+	struct kv_batch *b = NULL;
 	struct write_rec w;
 	perc_ts at;
 	int rc, op;
@@ -813,20 +813,20 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	}
 	if (rc < 0 && rc != PERC_ENOTFOUND)
 		goto done;
-	b = leveldb_writebatch_create();
+	b = kv_batch_new();
 	if ((rc = drop_own_lock(b, (struct ldb_store *)base, &key, row, col,
 	    start_ts)) < 0)
 		goto done;
 	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_DATA,
 	    start_ts)) < 0)
 		goto done;
-	leveldb_writebatch_delete(b, key.data, key.len);
+	kv_batch_delete(b, key.data, key.len);
 	w.op = OP_ROLLBACK;
 	w.start_ts = start_ts;
 	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
 	    start_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
 		goto done;
-	leveldb_writebatch_put(b, key.data, key.len, enc.data, enc.len);
+	kv_batch_put(b, key.data, key.len, enc.data, enc.len);
 	/*
 	 * Not synced.  A rollback a power cut takes leaves a lock whose
 	 * owner died with the machine: the next reader rolls it back again.
@@ -837,7 +837,7 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	rc = ldb_write((struct ldb_store *)base, b, 0);
 done:
 	if (b != NULL)
-		leveldb_writebatch_destroy(b);
+		kv_batch_free(b);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -849,12 +849,12 @@ lock_rewrite(struct ldb_store *s, perc_bytes row, perc_bytes col,
     struct cell_head *head, const struct lock_rec *lock)
 {
 	perc_buf key = PERC_BUF_INIT;
-	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	struct kv_batch *b = kv_batch_new();
 	int rc;
 
 	if ((rc = put_head(b, &key, row, col, head, lock, 1, 0)) == 0)
 		rc = ldb_write(s, b, 0);
-	leveldb_writebatch_destroy(b);
+	kv_batch_free(b);
 	perc_buf_dispose(&key);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * lib/oracle.c - the timestamp oracle: strictly increasing timestamps
+ * lib/leveldb/oracle.c - the timestamp oracle: strictly increasing timestamps
  * for every process of one data directory, without an fsync per call.
  *
  * Two files, both under the flock of DIR/oracle.lock:

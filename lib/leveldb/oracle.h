@@ -1,4 +1,4 @@
-/* lib/oracle.h - the timestamp oracle of one data directory */
+/* lib/leveldb/oracle.h - the timestamp oracle of one data directory */
 #ifndef ORACLE_H
 #define ORACLE_H
 

@@ -1,5 +1,5 @@
 /*
- * lib/readonly_env.cc - a LevelDB Env that never writes to the disk,
+ * lib/leveldb/readonly_env.cc - a LevelDB Env that never writes to the disk,
  * for reading a data directory that perc may not write.
  *
  * LevelDB cannot open a store read-only: the open takes a LOCK file,

@@ -1,4 +1,4 @@
-/* lib/readonly_env.h - a LevelDB Env that keeps every write in memory */
+/* lib/leveldb/readonly_env.h - an Env that keeps every write in memory */
 #ifndef READONLY_ENV_H
 #define READONLY_ENV_H
 

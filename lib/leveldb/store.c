@@ -1,5 +1,5 @@
 /*
- * lib/store_leveldb.c - the LevelDB store: open and close it, one
+ * lib/leveldb/store.c - the LevelDB store: open and close it, one
  * process at a time, and the seam's table of its verbs.
  */
 #include <errno.h>
@@ -51,7 +51,7 @@ ldb_fail(const struct ldb_store *s, char *err, const char *doing)
 	else
 		rc = error_set(PERC_EIO, "%s: %s; check the disk and retry",
 		    doing, err);
-	leveldb_free(err);
+	free(err);
 	return rc;
 }
 
@@ -62,13 +62,13 @@ ldb_fail(const struct ldb_store *s, char *err, const char *doing)
 static int
 ldb_read_fail(const struct ldb_store *s, char *err)
 {
-	const char *table = store_last_read();
+	const char *table = kv_last_read();
 	char *named;
 
 	if (strncmp(err, "Corruption:", 11) == 0 && table != NULL &&
 	    strstr(err, table) == NULL &&
 	    asprintf(&named, "%s in %s", err, table) >= 0) {
-		leveldb_free(err);
+		free(err);
 		err = named;
 	}
 	return ldb_fail(s, err, "cannot read the store");
@@ -94,11 +94,6 @@ ldb_init(struct ldb_store *s, const char *dir)
 	 */
 	if (access(s->path, W_OK) != 0 && (errno == EROFS || errno == EACCES))
 		s->base.read_only = errno;
-	s->read = leveldb_readoptions_create();
-	leveldb_readoptions_set_verify_checksums(s->read, 1);
-	s->write_sync = leveldb_writeoptions_create();
-	leveldb_writeoptions_set_sync(s->write_sync, 1);
-	s->write_nosync = leveldb_writeoptions_create();
 	/*
 	 * For benchmarks only: PERC_UNSAFE_NOSYNC=1 makes the commit point
 	 * an unsynced write, so a printed commit can be lost to a power cut.
@@ -113,11 +108,6 @@ ldb_dispose(struct ldb_store *s)
 {
 	ldb_release(&s->base);
 	oracle_dispose(&s->oracle);
-	if (s->read != NULL) {
-		leveldb_readoptions_destroy(s->read);
-		leveldb_writeoptions_destroy(s->write_sync);
-		leveldb_writeoptions_destroy(s->write_nosync);
-	}
 	perc_buf_dispose(&s->lo);
 	perc_buf_dispose(&s->hi);
 	perc_buf_dispose(&s->cuts);
@@ -138,7 +128,7 @@ store_leveldb_create(const char *dir)
 {
 	struct ldb_store s;
 	char *err = NULL;
-	leveldb_t *db;
+	struct kv *db;
 	int rc, fd;
 
 	if ((rc = ldb_init(&s, dir)) < 0)
@@ -153,11 +143,10 @@ store_leveldb_create(const char *dir)
 		goto done;
 	}
 	close(fd);
-	db = store_open_tuned(s.path, STORE_CREATE, &s.env, &err);
-	if (err != NULL)
+	if ((db = kv_open(s.path, KV_CREATE, &err)) == NULL)
 		rc = ldb_fail(&s, err, "cannot create the store");
 	else {
-		store_close_tuned(db, s.env, 0);
+		kv_close(db);
 		/* LevelDB renames CURRENT into place without this. */
 		if (disk_sync_dir(s.path) != 0)
 			rc = error_set(PERC_EIO, "cannot sync '%s': %s", s.path,
@@ -429,23 +418,22 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		s->cut_at = 0;
 	}
 	s->wrote = s->base.failed = s->paused = 0;
-	s->db = store_open_tuned(s->path, (s->clean ? STORE_REUSE_LOGS : 0) |
-	    (s->base.read_only ? STORE_READ_ONLY : 0) |
+	s->db = kv_open(s->path, (s->clean ? KV_REUSE_LOGS : 0) |
+	    (s->base.read_only ? KV_READ_ONLY : 0) |
 	    (s->base.bulk || s->log_bytes > FLUSH_BYTES ?
-	    STORE_BIG_BUFFER : 0) |
-	    (failpoint_cuts_power() ? STORE_SIMULATE_CUTS : 0), &s->env, &err);
+	    KV_BIG_BUFFER : 0) |
+	    (failpoint_cuts_power() ? KV_SIMULATE_CUTS : 0), &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
 	 * disk, open it as a read-only one instead, so reads still work
 	 * and writes say what is wrong.
 	 */
 	if (err != NULL && !s->base.read_only && strstr(err, strerror(ENOSPC))) {
-		leveldb_free(err);
+		free(err);
 		err = NULL;
 		s->base.read_only = ENOSPC;
 		s->full_at_ms = clock_mono_ms();
-		s->db = store_open_tuned(s->path, STORE_READ_ONLY, &s->env,
-		    &err);
+		s->db = kv_open(s->path, KV_READ_ONLY, &err);
 	}
 	if (err != NULL) {
 		s->db = NULL;
@@ -470,7 +458,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
  * and *mb: the table files and their MB in all.
  */
 static int
-compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
+compaction_owed(struct kv *db, int *l0, int *files, double *mb)
 {
 	char *v, *line, *next;
 	double size, limit;
@@ -478,7 +466,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 
 	*l0 = *files = 0;
 	*mb = 0;
-	if ((v = leveldb_property_value(db, "leveldb.stats")) == NULL)
+	if ((v = kv_property(db, "leveldb.stats")) == NULL)
 		return 0;
 	for (line = v; line != NULL; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
@@ -493,7 +481,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 			limit *= 10;
 		owed |= limit == 1 ? n >= 4 : size > limit;
 	}
-	leveldb_free(v);
+	free(v);
 	return owed;
 }
 
@@ -511,7 +499,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
  *    replayed from it when it opened the store and what it wrote
  *    since, its memtable is made a table, so that the next open
  *    replays an empty log, not megabytes of it (LevelDB itself would
- *    do so only at 8 MB: see open.cc); but a small writer that
+ *    do so only at 8 MB: see kv.cc); but a small writer that
  *    others wait for leaves a log mostly written by others (a big
  *    commit that paused) to them: replaying it costs each open some
  *    milliseconds, making it a table costs the waiters hundreds;
@@ -556,7 +544,7 @@ compaction_owed(leveldb_t *db, int *l0, int *files, double *mb)
 static void
 flush_memtable(struct ldb_store *s)
 {
-	leveldb_compact_range(s->db, "\xff", 1, "\xff", 1); /* no key's */
+	kv_compact(s->db, "\xff", 1, "\xff", 1); /* no key's */
 	s->log_bytes = 0;
 }
 
@@ -583,7 +571,7 @@ static void
 reader_drop(struct ldb_store *s)
 {
 	if (s->reader != NULL)
-		leveldb_iter_destroy(s->reader);
+		kv_iter_free(s->reader);
 	s->reader = NULL;
 }
 
@@ -592,9 +580,8 @@ static void
 ldb_close(struct ldb_store *s)
 {
 	reader_drop(s);
-	store_close_tuned(s->db, s->env, s->base.read_only);
+	kv_close(s->db);
 	s->db = NULL;
-	s->env = NULL;
 }
 
 /*
@@ -644,7 +631,7 @@ compact_written(struct ldb_store *s)
 	qsort(cut, n, sizeof(*cut), cut_cmp);   /* none: one slice */
 	for (i = 0; i <= n; i++) {
 		to = i < n ? cut[i] : buf_bytes(&s->hi);
-		leveldb_compact_range(s->db, from.data, from.len, to.data,
+		kv_compact(s->db, from.data, from.len, to.data,
 		    to.len);          /* the memtable first */
 		s->log_bytes = 0;
 		from = to;
@@ -663,33 +650,33 @@ compact_written(struct ldb_store *s)
  * as they are: the table they make spans every key, and each of its
  * compactions on the way down takes in every table of the level below.
  */
-static int ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch,
+static int ldb_write_now(struct ldb_store *s, struct kv_batch *batch,
     int sync);
 
 static void
 compact_all(struct ldb_store *s)
 {
-	leveldb_iterator_t *it = leveldb_create_iterator(s->db, s->read);
-	leveldb_writebatch_t *batch = leveldb_writebatch_create();
+	struct kv_iter *it = kv_iter_new(s->db);
+	struct kv_batch *batch = kv_batch_new();
 	const char *k, *v;
 	size_t klen, vlen;
 	int end;
 
 	for (end = 0; end < 2; end++) {
 		if (end == 0)
-			leveldb_iter_seek_to_first(it);
+			kv_iter_seek_first(it);
 		else
-			leveldb_iter_seek_to_last(it);
-		if (!leveldb_iter_valid(it))
+			kv_iter_seek_last(it);
+		if (!kv_iter_valid(it))
 			break;
-		k = leveldb_iter_key(it, &klen);
-		v = leveldb_iter_value(it, &vlen);
-		leveldb_writebatch_put(batch, k, klen, v, vlen);
+		k = kv_iter_key(it, &klen);
+		v = kv_iter_value(it, &vlen);
+		kv_batch_put(batch, k, klen, v, vlen);
 	}
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 	if (ldb_write_now(s, batch, 0) == 0)
-		leveldb_compact_range(s->db, NULL, 0, NULL, 0);
-	leveldb_writebatch_destroy(batch);
+		kv_compact(s->db, NULL, 0, NULL, 0);
+	kv_batch_free(batch);
 }
 
 static void
@@ -753,7 +740,7 @@ ldb_release(struct store *base)
 
 	/* Writes still gathered are dropped, as by a crash before them. */
 	if (s->group != NULL) {
-		leveldb_writebatch_destroy(s->group);
+		kv_batch_free(s->group);
 		s->group = NULL;
 		s->grouped = 0;
 	}
@@ -777,7 +764,7 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 	char *err = NULL;
 	int rc;
 
-	rc = store_get(s->db, out, key.data, key.len, &err);
+	rc = kv_get(s->db, out, key.data, key.len, &err);
 	if (err != NULL)
 		return ldb_read_fail(s, err);
 	if (rc < 0)
@@ -828,18 +815,17 @@ range_del(void *arg, const char *k, size_t klen)
  * writes go in until the store is opened again.
  */
 static int
-ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
+ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync)
 {
-	size_t size = store_batch_size(batch);
+	size_t size = kv_batch_size(batch);
 	char *err = NULL;
 
 	s->cut_next = s->written >= s->cut_at;
 	s->reader_old = 1;
-	leveldb_writebatch_iterate(batch, s, range_put, range_del);
-	leveldb_write(s->db, sync && !s->nosync ? s->write_sync :
-	    s->write_nosync, batch, &err);
+	kv_batch_each(batch, s, range_put, range_del);
+	(void)kv_write(s->db, batch, sync && !s->nosync, &err);
 	if (batch == s->group) {
-		leveldb_writebatch_clear(s->group);
+		kv_batch_clear(s->group);
 		s->grouped = 0;
 	}
 	if (err != NULL) {
@@ -853,7 +839,7 @@ ldb_write_now(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 }
 
 int
-ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
+ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
 {
 	int rc;
 
@@ -867,7 +853,7 @@ ldb_write(struct ldb_store *s, leveldb_writebatch_t *batch, int sync)
 		return error_set(PERC_EIO, "cannot write the store: an "
 		    "earlier write failed; retry: nothing committed was lost");
 	if (s->group != NULL && !sync) {
-		leveldb_writebatch_append(s->group, batch);
+		kv_batch_append(s->group, batch);
 		s->grouped++;
 		return 0;
 	}
@@ -895,17 +881,17 @@ ldb_group(struct store *base, int on)
 	if (s->group != NULL && s->grouped > 0)
 		rc = ldb_write_now(s, s->group, 0);
 	if (s->group != NULL && !on) {
-		leveldb_writebatch_destroy(s->group);
+		kv_batch_free(s->group);
 		s->group = NULL;
 	} else if (s->group == NULL && on)
-		s->group = leveldb_writebatch_create();
+		s->group = kv_batch_new();
 	return rc;
 }
 
-leveldb_iterator_t *
+struct kv_iter *
 ldb_iter(struct ldb_store *s)
 {
-	return leveldb_create_iterator(s->db, s->read);
+	return kv_iter_new(s->db);
 }
 
 /*
@@ -916,7 +902,7 @@ ldb_iter(struct ldb_store *s)
  * this process's last write sees what a new one would: no one else
  * writes while we hold the store.
  */
-leveldb_iterator_t *
+struct kv_iter *
 ldb_reader(struct ldb_store *s)
 {
 	if (s->reader != NULL && s->reader_old)
@@ -930,12 +916,11 @@ ldb_reader(struct ldb_store *s)
 
 /* After an iterator stops being valid: 0, or PERC_EIO if it failed. */
 int
-ldb_iter_error(leveldb_iterator_t *it)
+ldb_iter_error(struct kv_iter *it)
 {
 	char *err = NULL;
 
-	leveldb_iter_get_error(it, &err);
-	if (err != NULL)
+	if (kv_iter_error(it, &err) < 0)
 		return ldb_read_fail(NULL, err);
 	return 0;
 }
@@ -947,7 +932,7 @@ ldb_power_cut(struct store *base)
 	struct ldb_store *s = (struct ldb_store *)base;
 
 	if (s->db != NULL && !s->base.read_only)
-		store_cut_power(s->env);
+		kv_cut_power(s->db);
 }
 
 static int

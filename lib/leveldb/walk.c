@@ -1,5 +1,5 @@
 /*
- * lib/leveldb_walk.c - the LevelDB store's walks: scans of a snapshot,
+ * lib/leveldb/walk.c - the LevelDB store's walks: scans of a snapshot,
  * the locks for resolve-locks, a row's raw keys for show, and the
  * notify region.  The caller holds the store.
  *
@@ -50,10 +50,10 @@ ldb_scan(struct store *base, struct store_scan *sc)
 		goto out;
 	w.it = ldb_iter(s);
 	if (!sc->resume)
-		leveldb_iter_seek(w.it, range.data, range.len);
+		kv_iter_seek(w.it, range.data, range.len);
 	else if ((rc = codec_cell_prefix(&prefix, REGION_CELL, sc->from_row,
 	    sc->from_col)) == 0 && sc->resume == SCAN_AT)
-		leveldb_iter_seek(w.it, prefix.data, prefix.len);
+		kv_iter_seek(w.it, prefix.data, prefix.len);
 	else if (rc == 0) {
 		w.prefix = buf_bytes(&prefix);
 		rc = ldb_walk_seek(&w, KIND_FAILURES, 0);   /* past all */
@@ -65,8 +65,8 @@ ldb_scan(struct store *base, struct store_scan *sc)
 		 */
 		if ((rc = ldb_iter_error(w.it)) < 0)
 			break;
-		if (!leveldb_iter_valid(w.it) ||
-		    (key = leveldb_iter_key(w.it, &klen), klen < range.len) ||
+		if (!kv_iter_valid(w.it) ||
+		    (key = kv_iter_key(w.it, &klen), klen < range.len) ||
 		    memcmp(key, range.data, range.len) != 0) {
 			sc->done = 1;
 			break;
@@ -83,12 +83,12 @@ ldb_scan(struct store *base, struct store_scan *sc)
 		}
 		lock = NULL;
 		if (k.kind == KIND_LOCK) {
-			v = leveldb_iter_value(w.it, &vlen);
+			v = kv_iter_value(w.it, &vlen);
 			rc = codec_lock_decode(&sc->blocker, v, vlen);
 			if (rc < 0 && rc != PERC_ENOTFOUND)
 				break;
 			lock = rc == 0 ? &sc->blocker : NULL;
-			leveldb_iter_next(w.it);
+			kv_iter_next(w.it);
 			if (lock != NULL && sc->passed != NULL &&
 			    sc->known != NULL &&
 			    lock->start_ts == sc->known->start_ts &&
@@ -111,7 +111,7 @@ ldb_scan(struct store *base, struct store_scan *sc)
 			break;
 		rc = ldb_walk_past(&w);
 	}
-	leveldb_iter_destroy(w.it);
+	kv_iter_free(w.it);
 out:
 	ldb_walk_dispose(&w);
 	codec_key_dispose(&k);
@@ -125,7 +125,7 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
     perc_bytes col, const struct lock_rec *lock), void *arg)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	const unsigned char *key;
 	const char *val;
 	struct lock_rec lock;
@@ -137,15 +137,15 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 	memset(&k, 0, sizeof(k));
 	memset(&lock, 0, sizeof(lock));
 	it = ldb_iter(s);
-	for (leveldb_iter_seek(it, (const char *)&region, 1);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		key = (const unsigned char *)leveldb_iter_key(it, &klen);
+	for (kv_iter_seek(it, (const char *)&region, 1);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		key = (const unsigned char *)kv_iter_key(it, &klen);
 		if (key[0] != REGION_CELL)
 			break;
 		/* Only locks: the kind byte sits 9 bytes from the end. */
 		if (klen < 9 || key[klen - 9] != KIND_LOCK)
 			continue;
-		val = leveldb_iter_value(it, &vlen);
+		val = kv_iter_value(it, &vlen);
 		rc = codec_lock_decode(&lock, val, vlen);
 		if (rc == PERC_ENOTFOUND) {     /* a head without a lock */
 			rc = 0;
@@ -158,7 +158,7 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 	}
 	if (rc == 0)
 		rc = ldb_iter_error(it);
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 	codec_lock_dispose(&lock);
 	codec_key_dispose(&k);
 	return rc;
@@ -170,7 +170,7 @@ raw_region(struct ldb_store *s, int region, perc_bytes row,
     const perc_bytes *col, store_raw_fn fn, void *arg)
 {
 	perc_buf prefix = PERC_BUF_INIT;
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	struct key k;
 	const char *key, *val;
 	size_t klen, vlen;
@@ -184,12 +184,12 @@ raw_region(struct ldb_store *s, int region, perc_bytes row,
 	if (rc < 0)
 		goto out;
 	it = ldb_iter(s);
-	for (leveldb_iter_seek(it, prefix.data, prefix.len);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		key = leveldb_iter_key(it, &klen);
+	for (kv_iter_seek(it, prefix.data, prefix.len);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		key = kv_iter_key(it, &klen);
 		if (klen < prefix.len || memcmp(key, prefix.data, prefix.len))
 			break;
-		val = leveldb_iter_value(it, &vlen);
+		val = kv_iter_value(it, &vlen);
 		if ((rc = codec_parse_key(&k, key, klen)) < 0 ||
 		    (rc = fn(arg, region, buf_bytes(&k.col), k.kind, k.ts,
 		    bytes_of(val, vlen))) != 0)
@@ -197,7 +197,7 @@ raw_region(struct ldb_store *s, int region, perc_bytes row,
 	}
 	if (rc == 0)
 		rc = ldb_iter_error(it);
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 out:
 	codec_key_dispose(&k);
 	perc_buf_dispose(&prefix);
@@ -227,11 +227,11 @@ failures_key(perc_buf *out, perc_bytes row, perc_bytes col)
  * write the observer transaction start_ts saw, and of its failures.
  */
 int
-ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
+ldb_notify_clear(struct kv_batch *batch, struct ldb_store *s,
     perc_bytes row, perc_bytes col, perc_ts start_ts)
 {
 	perc_buf prefix = PERC_BUF_INIT;
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	const char *k;
 	size_t klen;
 	perc_ts ts;
@@ -240,9 +240,9 @@ ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
 	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0)
 		goto out;
 	it = ldb_iter(s);
-	for (leveldb_iter_seek(it, prefix.data, prefix.len);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		k = leveldb_iter_key(it, &klen);
+	for (kv_iter_seek(it, prefix.data, prefix.len);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		k = kv_iter_key(it, &klen);
 		if (klen != prefix.len + 9 ||
 		    memcmp(k, prefix.data, prefix.len) != 0)
 			break;
@@ -253,13 +253,13 @@ ldb_notify_clear(leveldb_writebatch_t *batch, struct ldb_store *s,
 		    start_ts)) < 0)
 			break;
 		if (seen)
-			leveldb_writebatch_delete(batch, k, klen);
+			kv_batch_delete(batch, k, klen);
 	}
 	if (rc == 0)
 		rc = ldb_iter_error(it);
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 	if (rc == 0 && (rc = failures_key(&prefix, row, col)) == 0)
-		leveldb_writebatch_delete(batch, prefix.data, prefix.len);
+		kv_batch_delete(batch, prefix.data, prefix.len);
 out:
 	perc_buf_dispose(&prefix);
 	return rc;
@@ -283,14 +283,14 @@ ldb_failures_put(struct store *base, perc_bytes row, perc_bytes col,
     perc_bytes rec)
 {
 	perc_buf key = PERC_BUF_INIT;
-	leveldb_writebatch_t *b;
+	struct kv_batch *b;
 	int rc;
 
 	if ((rc = failures_key(&key, row, col)) == 0) {
-		b = leveldb_writebatch_create();
-		leveldb_writebatch_put(b, key.data, key.len, rec.data, rec.len);
+		b = kv_batch_new();
+		kv_batch_put(b, key.data, key.len, rec.data, rec.len);
 		rc = ldb_write((struct ldb_store *)base, b, 0);
-		leveldb_writebatch_destroy(b);
+		kv_batch_free(b);
 	}
 	perc_buf_dispose(&key);
 	return rc;
@@ -307,7 +307,7 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
     int (*fn)(void *arg, perc_bytes row, perc_bytes col,
     perc_bytes failures), void *arg)
 {
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	const char *k;
 	struct key key;
 	perc_buf last = PERC_BUF_INIT, fails = PERC_BUF_INIT;
@@ -317,9 +317,9 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
 
 	memset(&key, 0, sizeof(key));
 	it = ldb_iter((struct ldb_store *)base);
-	for (leveldb_iter_seek(it, (const char *)&region, 1);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		k = leveldb_iter_key(it, &klen);
+	for (kv_iter_seek(it, (const char *)&region, 1);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		k = kv_iter_key(it, &klen);
 		if (k[0] != REGION_NOTIFY)
 			break;
 		/* One report a cell: skip its other notify keys. */
@@ -341,7 +341,7 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
 	}
 	if (rc == 0)
 		rc = ldb_iter_error(it);
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 	codec_key_dispose(&key);
 	perc_buf_dispose(&last);
 	perc_buf_dispose(&fails);
@@ -354,7 +354,7 @@ ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts *ts, size_t max, size_t *n)
 {
 	perc_buf prefix = PERC_BUF_INIT;
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	const char *k;
 	size_t klen;
 	int rc;
@@ -364,9 +364,9 @@ ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
 		goto out;
 	it = ldb_iter((struct ldb_store *)base);
 	rc = PERC_ENOTFOUND;
-	for (leveldb_iter_seek(it, prefix.data, prefix.len);
-	    leveldb_iter_valid(it); leveldb_iter_next(it)) {
-		k = leveldb_iter_key(it, &klen);
+	for (kv_iter_seek(it, prefix.data, prefix.len);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		k = kv_iter_key(it, &klen);
 		if (klen != prefix.len + 9 ||
 		    memcmp(k, prefix.data, prefix.len) != 0 ||
 		    k[prefix.len] != KIND_NOTIFY)
@@ -379,7 +379,7 @@ ldb_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
 	}
 	if (rc == PERC_ENOTFOUND && ldb_iter_error(it) < 0)
 		rc = PERC_EIO;
-	leveldb_iter_destroy(it);
+	kv_iter_free(it);
 out:
 	perc_buf_dispose(&prefix);
 	return rc;

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <leveldb/c.h>
-
 #include "buf.h"
 #include "codec.h"
+#include "leveldb/kv.h"
 #include "perc.h"
 #include "unit.h"
 
@@ -24,37 +23,31 @@ str(const char *s)
 static int
 raw_keys(const char *dir, const char *row)
 {
-	leveldb_options_t *o = leveldb_options_create();
-	leveldb_readoptions_t *r = leveldb_readoptions_create();
 	perc_buf prefix = PERC_BUF_INIT;
-	leveldb_iterator_t *it;
+	struct kv_iter *it;
 	char path[4200], *err = NULL;
 	const char *k;
 	size_t klen;
-	leveldb_t *db;
+	struct kv *db;
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((db = leveldb_open(o, path, &err)) == NULL) {
+	if ((db = kv_open(path, 0, &err)) == NULL) {
 		printf("# %s\n", err);
-		leveldb_free(err);
-		n = -1;
-		goto done;
+		free(err);
+		return -1;
 	}
 	codec_cell_prefix(&prefix, REGION_CELL, str(row), str("c"));
-	it = leveldb_create_iterator(db, r);
-	for (leveldb_iter_seek(it, prefix.data, prefix.len);
-	    leveldb_iter_valid(it); leveldb_iter_next(it), n++) {
-		k = leveldb_iter_key(it, &klen);
+	it = kv_iter_new(db);
+	for (kv_iter_seek(it, prefix.data, prefix.len); kv_iter_valid(it);
+	    kv_iter_next(it), n++) {
+		k = kv_iter_key(it, &klen);
 		if (klen < prefix.len || memcmp(k, prefix.data, prefix.len))
 			break;
 	}
-	leveldb_iter_destroy(it);
-	leveldb_close(db);
-done:
+	kv_iter_free(it);
+	kv_close(db);
 	perc_buf_dispose(&prefix);
-	leveldb_readoptions_destroy(r);
-	leveldb_options_destroy(o);
 	return n;
 }
 
