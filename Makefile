@@ -34,9 +34,11 @@ LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
 	lib/serve.o lib/status.o lib/txn.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
-LEVELDB_OBJ = lib/leveldb/durable_env.o lib/leveldb/gc.o \
-	lib/leveldb/kv.o lib/leveldb/mvcc.o lib/leveldb/oracle.o \
-	lib/leveldb/readonly_env.o lib/leveldb/store.o lib/leveldb/walk.o
+LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
+	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \
+	lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
+	lib/leveldb/readonly_env.o lib/leveldb/settle.o lib/leveldb/store.o \
+	lib/leveldb/walk.o
 REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/mvcc.o \
 	lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
 	lib/redis/store.o lib/redis/url.o lib/redis/walk.o

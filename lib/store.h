@@ -207,7 +207,7 @@ struct store_ops {
 	   bulk commit's (perc_load) saving; NULL: each step writes alone. */
 	int  (*group)(struct store *s, int on);
 
-	/* The Percolator steps on one cell: see leveldb/mvcc.c. */
+	/* The Percolator steps on one cell: see leveldb/read.c, mvcc.c. */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,
 	             perc_bytes col, perc_ts ts, struct lock_rec *blocker,
 	             const struct lock_fate *known);

@@ -44,22 +44,47 @@ struct ldb_store {
 	int64_t                 opened_ms; /* when this turn began */
 	struct kv_iter         *reader;   /* ldb_reader's, or NULL */
 	int                     reader_old; /* a write went in after it */
-	perc_buf                head_key, head_val; /* get_head's scratch:
+	perc_buf                head_key, head_val; /* ldb_get_head's scratch:
 	                                     a read allocates nothing */
 };
 
+/* A small writer's write buffer, and the most of a log it leaves: see
+   ldb_settle, and KV_BIG_BUFFER for a longer one. */
+#define FLUSH_BYTES ((uint64_t)64 << 10)
+/* The writes between two cuts of the range compacted: see settle.c. */
+#define SLICE_BYTES ((uint64_t)8 << 20)
+/* The longest a writer back from a pause lets waiters go first. */
+#define HANDOFF_MS  500
+
+/* store.c: take the store, let it go, and hand it over. */
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
 void ldb_release(struct store *base);
+void ldb_close(struct ldb_store *s);
+int  ldb_others_want_store(int fd);
+
+/* clean.c: DIR/store.clean. */
+int  ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
+                      off_t *manifest_bytes);
+int  ldb_marker_matches(struct ldb_store *s, uint64_t *log_bytes);
+void ldb_marker_write(const struct ldb_store *s);
+
+/* settle.c: the compactions a writer owes, at a release or a pause. */
+void ldb_settle(struct ldb_store *s);
 void ldb_pause(struct store *base, int64_t deadline_ms);
 
+/* io.c: reads and writes of the held store. */
+int  ldb_fail(const struct ldb_store *s, char *err, const char *doing);
 int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
 int  ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync);
+int  ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync);
+int  ldb_group(struct store *base, int on);
 struct kv_iter *ldb_iter(struct ldb_store *s);
 struct kv_iter *ldb_reader(struct ldb_store *s);
+void ldb_reader_drop(struct ldb_store *s);
 int  ldb_iter_error(struct kv_iter *it);
 
 /*
- * mvcc.c: a walk over the keys of one cell, in their order
+ * read.c: a walk over the keys of one cell, in their order
  * (its lock, write records newest first, data newest first), on an
  * iterator that it moves mostly forward; and what a snapshot sees of
  * the cell, decided on such a walk for a read and a scan alike.
@@ -76,7 +101,33 @@ int  ldb_walk_seek(struct cell_walk *w, int kind, perc_ts ts);
 int  ldb_walk_past(struct cell_walk *w);
 void ldb_walk_dispose(struct cell_walk *w);
 
-/* mvcc.c: the Percolator steps on one cell. */
+/* head.c: a cursor over the versions of one kind within one cell. */
+struct cell {
+	perc_buf            prefix;  /* codec_cell_prefix(row, col) */
+	perc_buf            key;     /* scratch */
+	struct kv_iter     *it;      /* the store's reader */
+	perc_bytes          row, col;
+};
+int  ldb_cell_open(struct cell *c, struct ldb_store *s, perc_bytes row,
+                   perc_bytes col);
+int  ldb_cell_seek(struct cell *c, int kind, perc_ts ts);
+int  ldb_cell_at(struct cell *c, int kind, perc_ts *ts, perc_bytes *value);
+void ldb_cell_close(struct cell *c);
+
+/* head.c: the cell's head (codec.h), its lock and newest write. */
+int  ldb_get_head(struct ldb_store *s, struct cell_head *head,
+                  struct lock_rec *lock, perc_bytes row, perc_bytes col);
+int  ldb_get_own_lock(struct ldb_store *s, struct cell_head *head,
+                      struct lock_rec *lock, perc_bytes row, perc_bytes col,
+                      perc_ts start_ts);
+int  ldb_put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
+                  perc_bytes col, struct cell_head *head,
+                  const struct lock_rec *lock, int had_newest,
+                  unsigned flags);
+void ldb_head_newest(struct cell_head *head, int op, perc_ts start_ts,
+                     perc_ts commit_ts, const perc_bytes *value);
+
+/* read.c: the Percolator steps that read one cell. */
 int  ldb_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
               perc_ts ts, struct lock_rec *blocker,
               const struct lock_fate *known);
@@ -84,6 +135,8 @@ int  ldb_get_lock(struct store *s, struct lock_rec *out, perc_bytes row,
                   perc_bytes col);
 int  ldb_find_commit(struct store *s, perc_ts *commit_ts, int *op,
                      perc_bytes row, perc_bytes col, perc_ts start_ts);
+
+/* mvcc.c: the Percolator steps that write one cell. */
 int  ldb_prewrite(struct store *s, perc_ts *committed_at,
                   const struct write *w, const struct lock_rec *lock,
                   unsigned flags, struct lock_rec *blocker);

@@ -241,7 +241,7 @@ raw_reads(const char *dir, int n)
  * Write the first and last keys again, as they are: LevelDB compacts a
  * range only into the deepest level with tables, leaving that level's
  * tables unmerged, unless a table above spans them (see compact_all in
- * lib/store_leveldb.c).
+ * lib/leveldb/settle.c).
  */
 static void
 span_all(leveldb_t *db)
