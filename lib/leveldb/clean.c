@@ -39,31 +39,26 @@
 #define MANIFEST_SLACK ((off_t)4 << 10)
 
 /*
- * The newest log's identity into out, "NAME SIZE CRC"; with
- * manifest_bytes, the size of the newest manifest too.
+ * The names of the newest log and the newest manifest in LevelDB's
+ * directory path, into log and manifest (256 bytes each; "" for none).
  */
-int
-ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
-    off_t *manifest_bytes)
+static int
+newest_files(const char *path, char *log, char *manifest)
 {
-	unsigned char tail[CLEAN_TAIL];
-	char name[256] = "", manifest[256] = "", path[4096];
-	unsigned long long num, best = 0, best_manifest = 0;
+	unsigned long long num, best_log = 0, best_manifest = 0;
 	struct dirent *e;
-	struct stat st;
-	ssize_t n;
-	size_t len;
 	DIR *d;
-	int fd, end;
+	int end;
 
-	if ((d = opendir(s->path)) == NULL)
+	log[0] = manifest[0] = '\0';
+	if ((d = opendir(path)) == NULL)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		end = 0;
 		if (sscanf(e->d_name, "%llu.log%n", &num, &end) == 1 &&
-		    end > 0 && e->d_name[end] == '\0' && num >= best) {
-			best = num;
-			memcpy(name, e->d_name, strlen(e->d_name) + 1);
+		    end > 0 && e->d_name[end] == '\0' && num >= best_log) {
+			best_log = num;
+			memcpy(log, e->d_name, strlen(e->d_name) + 1);
 		} else if (sscanf(e->d_name, "MANIFEST-%llu%n", &num,
 		    &end) == 1 && end > 0 && e->d_name[end] == '\0' &&
 		    num >= best_manifest) {
@@ -72,6 +67,26 @@ ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
 		}
 	}
 	closedir(d);
+	return 0;
+}
+
+/*
+ * The newest log's identity into out, "NAME SIZE CRC"; with
+ * manifest_bytes, the size of the newest manifest too.
+ */
+int
+ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
+    off_t *manifest_bytes)
+{
+	unsigned char tail[CLEAN_TAIL];
+	char name[256], manifest[256], path[4096];
+	struct stat st;
+	ssize_t n;
+	size_t len;
+	int fd;
+
+	if (newest_files(s->path, name, manifest) < 0)
+		return -1;
 	if (manifest_bytes != NULL) {
 		*manifest_bytes = 0;
 		snprintf(path, sizeof(path), "%s/%s", s->path, manifest);

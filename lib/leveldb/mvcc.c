@@ -243,71 +243,92 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 }
 
 /*
+ * ldb_commit when the lock is gone: the write records say.  0 when the
+ * transaction committed here before, PERC_ECONFLICT when it was rolled
+ * back.
+ */
+static int
+commit_without_lock(struct store *base, perc_bytes row, perc_bytes col,
+    perc_ts start_ts)
+{
+	perc_ts at;
+	int rc, op;
+
+	rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
+	if (rc == 0 && op != OP_ROLLBACK)
+		return 0;       /* committed before: nothing to do */
+	if (rc == 0 || rc == PERC_ENOTFOUND)
+		rc = error_conflict(row, col, "this transaction was rolled "
+		    "back by another process");
+	return rc;
+}
+
+/*
+ * Add to b the commit of lock, read from head, at commit_ts: its write
+ * record, and the head with the newest write for the lock, carrying
+ * the value the lock carried.
+ */
+static int
+commit_put(struct kv_batch *b, perc_bytes row, perc_bytes col,
+    struct cell_head *head, const struct lock_rec *lock, perc_ts start_ts,
+    perc_ts commit_ts, unsigned flags)
+{
+	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
+	perc_bytes value = head->lock_value;
+	struct write_rec w;
+	int rc, had = head->newest_op != 0;
+
+	w.op = lock->op;
+	w.start_ts = start_ts;
+	ldb_head_newest(head, lock->op, start_ts, commit_ts,
+	    head->lock_has_value ? &value : NULL);
+	if ((rc = ldb_put_head(b, &key, row, col, head, NULL, had,
+	    flags)) == 0 &&
+	    (rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
+	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0)
+		kv_batch_put(b, key.data, key.len, enc.data, enc.len);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+/*
  * Commit transaction start_ts on (row, col) at commit_ts: if our lock
  * is there, replace it by a write record in one batch, and in the
  * cell's head by the newest write, with the value the lock carried.
- * If it is gone, the answer is in the write records: already committed
- * is success, anything else means we were rolled back (PERC_ECONFLICT).
- * With STORE_CLEAR_NOTIFY the notifications the observer's snapshot
- * saw are cleared in the same atomic batch.
+ * If it is gone, the answer is in the write records (see
+ * commit_without_lock).  With STORE_CLEAR_NOTIFY the notifications
+ * the observer's snapshot saw are cleared in the same atomic batch.
  */
 int
 ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
     perc_ts start_ts, perc_ts commit_ts, unsigned flags)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	perc_buf enc = PERC_BUF_INIT, lockkey = PERC_BUF_INIT;
-	struct kv_batch *b = NULL;
+	struct kv_batch *b;
 	struct cell_head head;
 	struct lock_rec lock;
-	struct write_rec w;
-	perc_bytes value;
-	perc_ts at;
-	int rc, op, had;
+	int rc;
 
 	memset(&lock, 0, sizeof(lock));
 	memset(&head, 0, sizeof(head));
 	rc = ldb_get_own_lock(s, &head, &lock, row, col, start_ts);
-	if (rc == PERC_ENOTFOUND) {
-		rc = ldb_find_commit(base, &at, &op, row, col, start_ts);
-		if (rc == 0 && op != OP_ROLLBACK)
-			goto done;      /* committed before: nothing to do */
-		if (rc == 0 || rc == PERC_ENOTFOUND)
-			rc = error_conflict(row, col, "this transaction was rolled "
-			    "back by another process");
-		goto done;
-	}
-	if (rc < 0)
-		goto done;
-	if ((flags & STORE_PRIMARY) && lock.min_commit_ts >= commit_ts) {
+	if (rc == PERC_ENOTFOUND)
+		rc = commit_without_lock(base, row, col, start_ts);
+	else if (rc == 0 && (flags & STORE_PRIMARY) &&
+	    lock.min_commit_ts >= commit_ts)
 		rc = PERC_EPUSHED;
-		goto done;
-	}
-	w.op = lock.op;
-	w.start_ts = start_ts;
-	had = head.newest_op != 0;
-	value = head.lock_value;
-	b = kv_batch_new();
-	ldb_head_newest(&head, lock.op, start_ts, commit_ts,
-	    head.lock_has_value ? &value : NULL);
-	if ((rc = ldb_put_head(b, &lockkey, row, col, &head, NULL, had,
-	    flags)) < 0)
-		goto done;
-	if ((rc = codec_key(&lockkey, REGION_CELL, row, col, KIND_WRITE,
-	    commit_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
-		goto done;
-	kv_batch_put(b, lockkey.data, lockkey.len, enc.data,
-	    enc.len);
-	if ((flags & STORE_CLEAR_NOTIFY) &&
-	    (rc = ldb_notify_clear(b, s, row, col, start_ts)) < 0)
-		goto done;
-	rc = ldb_write(s, b, (flags & STORE_SYNC) != 0);
-done:
-	if (b != NULL)
+	else if (rc == 0) {
+		b = kv_batch_new();
+		rc = commit_put(b, row, col, &head, &lock, start_ts, commit_ts,
+		    flags);
+		if (rc == 0 && (flags & STORE_CLEAR_NOTIFY))
+			rc = ldb_notify_clear(b, s, row, col, start_ts);
+		if (rc >= 0)
+			rc = ldb_write(s, b, (flags & STORE_SYNC) != 0);
 		kv_batch_free(b);
+	}
 	codec_lock_dispose(&lock);
-	perc_buf_dispose(&enc);
-	perc_buf_dispose(&lockkey);
 	return rc;
 }
 

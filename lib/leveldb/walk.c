@@ -25,6 +25,70 @@ scan_wants(const struct store_scan *sc, perc_bytes row, perc_bytes col)
 }
 
 /*
+ * Put the scan's walk where its batch begins: on the first cell of the
+ * range, or at the resume point (SCAN_AT: on that cell; else past it).
+ */
+static int
+scan_seek(struct cell_walk *w, perc_buf *prefix, const perc_buf *range,
+    const struct store_scan *sc)
+{
+	int rc;
+
+	if (!sc->resume) {
+		kv_iter_seek(w->it, range->data, range->len);
+		return 0;
+	}
+	if ((rc = codec_cell_prefix(prefix, REGION_CELL, sc->from_row,
+	    sc->from_col)) < 0)
+		return rc;
+	if (sc->resume == SCAN_AT) {
+		kv_iter_seek(w->it, prefix->data, prefix->len);
+		return 0;
+	}
+	w->prefix = buf_bytes(prefix);
+	return ldb_walk_seek(w, KIND_FAILURES, 0);      /* past all */
+}
+
+/*
+ * Decide the cell whose first key, k, the walk stands on: give its
+ * value to sc->cell, or stop at its lock (PERC_ELOCKED, the cell in
+ * sc->brow and sc->bcol).  0 to go on, 1 when sc->cell stops the scan,
+ * or a failure.
+ */
+static int
+scan_cell(struct cell_walk *w, struct store_scan *sc, const struct key *k)
+{
+	const struct lock_rec *lock = NULL;
+	perc_bytes value;
+	const char *v;
+	size_t vlen;
+	int rc, stop;
+
+	if (k->kind == KIND_LOCK) {
+		v = kv_iter_value(w->it, &vlen);
+		rc = codec_lock_decode(&sc->blocker, v, vlen);
+		if (rc < 0 && rc != PERC_ENOTFOUND)
+			return rc;
+		lock = rc == 0 ? &sc->blocker : NULL;
+		kv_iter_next(w->it);
+		if (lock != NULL && sc->passed != NULL && sc->known != NULL &&
+		    lock->start_ts == sc->known->start_ts &&
+		    (rc = sc->passed(sc->arg, w->row, w->col, lock)) < 0)
+			return rc;
+	}
+	rc = ldb_visible(w, &value, sc->ts, lock, sc->known);
+	if (rc == PERC_ELOCKED) {
+		if (buf_set(&sc->brow, w->row.data, w->row.len) < 0 ||
+		    buf_set(&sc->bcol, w->col.data, w->col.len) < 0)
+			return PERC_EIO;
+		return rc;
+	}
+	if (rc == 0 && (stop = sc->cell(sc->arg, w->row, w->col, value)) != 0)
+		return stop < 0 ? stop : 1;
+	return rc < 0 && rc != PERC_ENOTFOUND ? rc : 0;
+}
+
+/*
  * One batch of a scan, on one iterator that walks the cell region
  * forward: each cell's keys come in order, lock, write records, data,
  * and ldb_visible decides on them as they come, seeking only past many
@@ -35,13 +99,11 @@ ldb_scan(struct store *base, struct store_scan *sc)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	perc_buf range = PERC_BUF_INIT, prefix = PERC_BUF_INIT;
-	const struct lock_rec *lock;
 	struct cell_walk w;
-	perc_bytes value;
 	struct key k;
-	const char *key, *v;
-	size_t klen, vlen;
-	int rc, stop;
+	const char *key;
+	size_t klen;
+	int rc;
 
 	memset(&k, 0, sizeof(k));
 	memset(&w, 0, sizeof(w));
@@ -49,15 +111,7 @@ ldb_scan(struct store *base, struct store_scan *sc)
 	if ((rc = codec_row_prefix(&range, REGION_CELL, sc->prefix)) < 0)
 		goto out;
 	w.it = ldb_iter(s);
-	if (!sc->resume)
-		kv_iter_seek(w.it, range.data, range.len);
-	else if ((rc = codec_cell_prefix(&prefix, REGION_CELL, sc->from_row,
-	    sc->from_col)) == 0 && sc->resume == SCAN_AT)
-		kv_iter_seek(w.it, prefix.data, prefix.len);
-	else if (rc == 0) {
-		w.prefix = buf_bytes(&prefix);
-		rc = ldb_walk_seek(&w, KIND_FAILURES, 0);   /* past all */
-	}
+	rc = scan_seek(&w, &prefix, &range, sc);
 	while (rc == 0) {
 		/*
 		 * A damaged block does not end LevelDB's iteration: it steps
@@ -77,38 +131,11 @@ ldb_scan(struct store *base, struct store_scan *sc)
 		w.prefix = buf_bytes(&prefix);
 		w.row = buf_bytes(&k.row);
 		w.col = buf_bytes(&k.col);
-		if (!scan_wants(sc, w.row, w.col)) {
-			rc = ldb_walk_past(&w);
-			continue;
-		}
-		lock = NULL;
-		if (k.kind == KIND_LOCK) {
-			v = kv_iter_value(w.it, &vlen);
-			rc = codec_lock_decode(&sc->blocker, v, vlen);
-			if (rc < 0 && rc != PERC_ENOTFOUND)
-				break;
-			lock = rc == 0 ? &sc->blocker : NULL;
-			kv_iter_next(w.it);
-			if (lock != NULL && sc->passed != NULL &&
-			    sc->known != NULL &&
-			    lock->start_ts == sc->known->start_ts &&
-			    (rc = sc->passed(sc->arg, w.row, w.col, lock)) < 0)
-				break;
-		}
-		rc = ldb_visible(&w, &value, sc->ts, lock, sc->known);
-		if (rc == PERC_ELOCKED) {
-			if (buf_set(&sc->brow, w.row.data, w.row.len) < 0 ||
-			    buf_set(&sc->bcol, w.col.data, w.col.len) < 0)
-				rc = PERC_EIO;
+		if (scan_wants(sc, w.row, w.col) &&
+		    (rc = scan_cell(&w, sc, &k)) != 0) {
+			rc = rc > 0 ? 0 : rc;
 			break;
 		}
-		if (rc == 0 && (stop = sc->cell(sc->arg, w.row, w.col,
-		    value)) != 0) {
-			rc = stop < 0 ? stop : 0;
-			break;
-		}
-		if (rc < 0 && rc != PERC_ENOTFOUND)
-			break;
 		rc = ldb_walk_past(&w);
 	}
 	kv_iter_free(w.it);
