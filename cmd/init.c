@@ -5,11 +5,13 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc init [--store URL] [--observe COLUMN]... [DIR]\n"
+    "usage: perc init [--store URL] [--observe COLUMN]...\n"
+    "                 [--observe-weak COLUMN]... [DIR]\n"
     "    --store URL          keep the cells in the Redis Cluster at URL\n"
-    "    --observe COLUMN     run-observer then runs on its changes\n";
+    "    --observe COLUMN     run-observer then runs on its changes\n"
+    "    --observe-weak COLUMN  run-observer runs on its perc notify\n";
 
-enum { OPT_OBSERVE = 256, OPT_STORE };
+enum { OPT_OBSERVE = 256, OPT_OBSERVE_WEAK, OPT_STORE };
 
 int
 cmd_init(int argc, char **argv, struct perc_ctx *ctx)
@@ -17,16 +19,19 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
 		{ "observe", required_argument, NULL, OPT_OBSERVE },
+		{ "observe-weak", required_argument, NULL, OPT_OBSERVE_WEAK },
 		{ "store", required_argument, NULL, OPT_STORE },
 		{ NULL, 0, NULL, 0 }
 	};
-	perc_bytes *observe;
+	perc_bytes *observe, *weak;
 	const char *store = NULL;
-	size_t n = 0;
+	size_t n = 0, nweak = 0;
 	int ch, rc;
 
-	if ((observe = calloc((size_t)argc, sizeof(*observe))) == NULL)
+	/* Each list is never longer than the arguments: two halves. */
+	if ((observe = calloc(2 * (size_t)argc, sizeof(*observe))) == NULL)
 		return cmd_fail(-PERC_EIO);
+	weak = observe + argc;
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -43,6 +48,10 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 			observe[n].data = optarg;
 			observe[n++].len = strlen(optarg);
 			break;
+		case OPT_OBSERVE_WEAK:
+			weak[nweak].data = optarg;
+			weak[nweak++].len = strlen(optarg);
+			break;
 		default:
 			free(observe);
 			return cmd_bad_option(usage, ch, argv);
@@ -55,7 +64,7 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 	}
 	if (optind == argc - 1)
 		ctx->dir = argv[optind];
-	rc = perc_db_init_store(ctx->dir, store, observe, n);
+	rc = perc_db_init_observed(ctx->dir, store, observe, n, weak, nweak);
 	free(observe);
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

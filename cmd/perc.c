@@ -18,6 +18,7 @@ const struct cmd cmd_table[] = {
 	{ "help",          cmd_help,          "show a command's manual" },
 	{ "init",          cmd_init,          "create a data directory" },
 	{ "load",          cmd_load,          "write cells read from stdin" },
+	{ "notify",        cmd_notify,        "weakly notify a cell" },
 	{ "resolve-locks", cmd_resolve_locks, "clean up abandoned locks" },
 	{ "run-observer",  cmd_run_observer,  "run a command per dirty cell" },
 	{ "scan",          cmd_scan,          "list visible cells" },

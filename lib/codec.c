@@ -167,7 +167,7 @@ codec_parse_key(struct key *out, const void *k, size_t len)
 	    get_string(&out->col, &p, end) < 0 || end - p != 9)
 		goto bad;
 	out->kind = p[0];
-	if (out->kind < KIND_LOCK || out->kind > KIND_FAILURES)
+	if (out->kind < KIND_LOCK || out->kind > KIND_PENDING)
 		goto bad;
 	out->ts = ~codec_get_u64(p + 1);
 	return 0;

@@ -30,7 +30,10 @@ enum cell_kind {
 	KIND_DATA  = 3,        /* at start_ts */
 	KIND_ACK   = 4,        /* unused: acks are write records, op ack */
 	KIND_NOTIFY = 5,       /* notify region: at the writer's start_ts */
-	KIND_FAILURES = 6      /* notify region: failed observer runs */
+	KIND_FAILURES = 6,     /* notify region: failed observer runs */
+	KIND_PENDING = 7       /* notify region: a weak notification whose
+	                          transaction is committing, at its start_ts;
+	                          the value names its primary (weak.c) */
 };
 
 /* What a write record or a lock does to the cell. */
@@ -39,7 +42,9 @@ enum write_op {
 	OP_DELETE   = 'D',
 	OP_ROLLBACK = 'R',
 	OP_LOCK     = 'L',     /* get --lock: a conflict marker, no value */
-	OP_ACK      = 'A'      /* an observer ran: conflicts only with acks */
+	OP_ACK      = 'A',     /* an observer ran: conflicts only with acks */
+	OP_NOTIFY   = 'N'      /* a journal's weak notification: no lock,
+	                          never in the store as a write (weak.c) */
 };
 
 /* Locks and writes that never change a value: readers pass them. */

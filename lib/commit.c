@@ -27,6 +27,7 @@
 #include "lock.h"
 #include "store.h"
 #include "txn.h"
+#include "weak.h"
 
 static const perc_bytes none = { "", 0 };
 
@@ -200,7 +201,7 @@ bulk_flag(const perc_txn *txn)
 static unsigned
 cell_flags(const perc_txn *txn, const struct write *w)
 {
-	return (db_is_observed(txn->db, col_of(w)) ? STORE_NOTIFY : 0) |
+	return (db_is_strong(txn->db, col_of(w)) ? STORE_NOTIFY : 0) |
 	    bulk_flag(txn);
 }
 
@@ -314,7 +315,8 @@ roll_back_own(perc_txn *txn, size_t n)
 	return rc;
 }
 
-/* Commit every secondary at commit_ts; the commit point is behind us. */
+/* Commit every secondary at commit_ts, and settle the weak
+   notifications; the commit point is behind us. */
 static int
 commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 {
@@ -348,6 +350,9 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 	if (rc == 0)
 		db_progress(txn->db, "cells committed", ws->n);
 	rc = group_end(txn, &g, rc);
+	/* The weak notifications pending since before the commit point. */
+	if (rc == 0)
+		rc = weak_settle_all(txn, commit_ts, 0);
 	if (rc < 0)
 		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
 		    "transaction %s committed at %llu but its secondaries "
@@ -493,11 +498,12 @@ commit_point(perc_ts *commit_ts, perc_txn *txn)
  * (a load of 1M cells in batches of 100,000: 2.0 s, against 7.5 s).
  * Not a commit that an earlier run began, which may have left locks;
  * nor an observer's, whose ack clears notifications at its commit
- * point; nor under PERC_FAILPOINT, whose points are the two steps'
- * (SPEC: they leave locks on purpose); nor one that would keep the
- * store from the others much longer than a big commit's YIELD_MS
- * stretch: ONCE_CELLS cells take some 150 ms here.  PERC_ELOCKED: take
- * the two steps.
+ * point; nor one with weak notifications, which are pending before its
+ * commit point (weak.c); nor under PERC_FAILPOINT, whose points are
+ * the two steps' (SPEC: they leave locks on purpose); nor one that
+ * would keep the store from the others much longer than a big commit's
+ * YIELD_MS stretch: ONCE_CELLS cells take some 150 ms here.
+ * PERC_ELOCKED: take the two steps.
  */
 #define ONCE_CELLS ((size_t)1 << 17)
 #define ONCE_BYTES ((size_t)16 << 20)
@@ -512,7 +518,7 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 	int rc = 0;
 
 	if (s->ops->commit_at_once == NULL || ws->commit_begun ||
-	    ws->n > ONCE_CELLS || failpoint_armed())
+	    ws->n > ONCE_CELLS || ws->nnotes > 0 || failpoint_armed())
 		return PERC_ELOCKED;
 	if ((flags = calloc(ws->n, sizeof(*flags))) == NULL)
 		return error_set(PERC_EIO, "out of memory");
@@ -547,6 +553,8 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	if (!ws->commit_begun && (rc = journal_append(&txn->journal,
 	    JOURNAL_COMMIT_BEGUN, none, none, none, 0)) < 0)
 		return rc;
+	if (ws->n == 0)
+		return weak_commit_notes(out, txn);
 	rc = commit_at_once(&commit_ts, txn);
 	txn->writes.commit_begun = 1;   /* for an abort of bulk writes */
 	if (rc == 0)
@@ -561,6 +569,8 @@ commit_locked(perc_ts *out, perc_txn *txn)
 	rc = prewrite_all(&commit_ts, &done, txn);
 	if (rc == PERC_ECOMMITTED)
 		goto secondaries;       /* an earlier run got that far */
+	if (rc == 0)
+		rc = weak_pend_all(txn);
 	if (rc == 0)
 		rc = commit_point(&commit_ts, txn);
 	if (rc == PERC_ECONFLICT || rc == PERC_ETOOOLD) {
@@ -598,7 +608,7 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	    (rc = journal_take_token(&txn->journal, deadline)) < 0 ||
 	    (rc = txn_writes(txn)) < 0)
 		return rc;
-	if (txn->writes.n == 0)
+	if (txn->writes.n == 0 && txn->writes.nnotes == 0)
 		return journal_finish(&txn->journal);
 	/* A large commit keeps the store while no one waits (yield_store):
 	   opened for a bulk writer, its memtables make tables of MBs. */

@@ -3,8 +3,9 @@
  *
  * DIR/config is text, one setting a line: "format N" (the layout
  * version, refused when unknown), "store URL" when the cells live in a
- * Redis store rather than in DIR, and "observe COLUMN" for each
- * observed column, escaped as in TSV output.  It is written last by init and
+ * Redis store rather than in DIR, "observe COLUMN" for each observed
+ * column and "observe-weak COLUMN" for each weakly observed one,
+ * escaped as in TSV output.  It is written last by init and
  * replaced atomically, so its presence is what makes DIR a data
  * directory.
  */
@@ -36,6 +37,12 @@
  */
 #define FORMAT_VERSION 2
 #define FORMAT_OLDEST  1
+/*
+ * 3: a config that names weakly observed columns, whose cells a perc
+ * of format 2 would let be written (and would not show as dirty when
+ * their notification is pending).  Written only when there are some.
+ */
+#define FORMAT_WEAK    3
 #define CONFIG_MAX     (1 << 20)
 
 static void
@@ -63,13 +70,59 @@ not_a_db(const char *path)
 }
 
 static void
-free_observed(perc_buf *cols, size_t n)
+free_cols(perc_buf *cols, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		perc_buf_dispose(&cols[i]);
 	free(cols);
+}
+
+static void
+free_observed(struct observed *o)
+{
+	free_cols(o->strong, o->nstrong);
+	free_cols(o->weak, o->nweak);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Add a copy of col at the end of the list cols of *n. */
+static int
+add_col(perc_buf **cols, size_t *n, perc_bytes col)
+{
+	perc_buf *grown;
+
+	if ((grown = realloc(*cols, (*n + 1) * sizeof(*grown))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	*cols = grown;
+	memset(&grown[*n], 0, sizeof(*grown));
+	return buf_addb(&grown[(*n)++], col);
+}
+
+static int
+has_col(const perc_buf *cols, size_t n, perc_bytes col)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (bytes_eq(buf_bytes(&cols[i]), col))
+			return 1;
+	return 0;
+}
+
+/* An "observe" or "observe-weak" line's column, escaped, into *o. */
+static int
+read_observed(struct observed *o, const char *text, int weak)
+{
+	perc_buf col = PERC_BUF_INIT;
+	int rc;
+
+	if ((rc = unescape_field(&col, text, strlen(text))) == 0)
+		rc = weak ? add_col(&o->weak, &o->nweak, buf_bytes(&col)) :
+		    add_col(&o->strong, &o->nstrong, buf_bytes(&col));
+	perc_buf_dispose(&col);
+	return rc;
 }
 
 /*
@@ -79,16 +132,14 @@ free_observed(perc_buf *cols, size_t n)
  * when not NULL, the format it names.
  */
 static int
-read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
+read_config(struct observed *o, char **store, const char *dir,
     struct stat *st, int *version)
 {
 	char path[4096], text[CONFIG_MAX + 1], *line, *next;
-	perc_buf *grown;
 	int fd, rc = 0, format = 0;
 	ssize_t n;
 
-	*cols = NULL;
-	*ncols = 0;
+	memset(o, 0, sizeof(*o));
 	if (store != NULL)
 		*store = NULL;
 	dir_path(path, sizeof(path), dir, "config");
@@ -113,11 +164,11 @@ read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
 			continue;
 		if (strncmp(line, "format ", 7) == 0) {
 			format = atoi(line + 7);
-			if (format < FORMAT_OLDEST || format > FORMAT_VERSION) {
+			if (format < FORMAT_OLDEST || format > FORMAT_WEAK) {
 				rc = error_set(PERC_ENOTDB, "'%s' has data "
 				    "format '%s', which this perc (format %d) "
 				    "does not know; use a matching perc", dir,
-				    line + 7, FORMAT_VERSION);
+				    line + 7, FORMAT_WEAK);
 				goto fail;
 			}
 		} else if (strncmp(line, "store ", 6) == 0 && format) {
@@ -125,13 +176,10 @@ read_config(perc_buf **cols, size_t *ncols, char **store, const char *dir,
 			    (*store = strdup(line + 6)) == NULL)
 				goto damaged;
 		} else if (strncmp(line, "observe ", 8) == 0 && format) {
-			if ((grown = realloc(*cols, (*ncols + 1) *
-			    sizeof(**cols))) == NULL)
+			if (read_observed(o, line + 8, 0) < 0)
 				goto damaged;
-			*cols = grown;
-			memset(&grown[*ncols], 0, sizeof(**cols));
-			if (unescape_field(&grown[(*ncols)++], line + 8,
-			    strlen(line + 8)) < 0)
+		} else if (strncmp(line, "observe-weak ", 13) == 0 && format) {
+			if (read_observed(o, line + 13, 1) < 0)
 				goto damaged;
 		} else
 			goto damaged;
@@ -145,9 +193,7 @@ damaged:
 	    "it from a backup (it holds 'format %d' and the observed "
 	    "columns)", path, FORMAT_VERSION);
 fail:
-	free_observed(*cols, *ncols);
-	*cols = NULL;
-	*ncols = 0;
+	free_observed(o);
 	if (store != NULL) {
 		free(*store);
 		*store = NULL;
@@ -161,8 +207,7 @@ fail:
  * old config or the new one, and once init returns, the new one.
  */
 static int
-write_config(const char *dir, const char *store, const perc_buf *cols,
-    size_t ncols)
+write_config(const char *dir, const char *store, const struct observed *o)
 {
 	perc_buf text = PERC_BUF_INIT;
 	char path[4096], tmp[4096];
@@ -172,12 +217,14 @@ write_config(const char *dir, const char *store, const perc_buf *cols,
 	dir_path(path, sizeof(path), dir, "config");
 	dir_path(tmp, sizeof(tmp), dir, "config.tmp");
 	rc = buf_addf(&text, "# perc data directory\nformat %d\n",
-	    FORMAT_VERSION);
+	    o->nweak > 0 ? FORMAT_WEAK : FORMAT_VERSION);
 	if (rc == 0 && store != NULL)
 		rc = buf_addf(&text, "store %s\n", store);
-	for (i = 0; i < ncols && rc == 0; i++) {
-		if ((rc = buf_add(&text, "observe ", 8)) == 0 &&
-		    (rc = escape_field(&text, buf_bytes(&cols[i]))) == 0)
+	for (i = 0; i < o->nstrong + o->nweak && rc == 0; i++) {
+		if ((rc = buf_addf(&text, i < o->nstrong ? "observe " :
+		    "observe-weak ")) == 0 &&
+		    (rc = escape_field(&text, buf_bytes(i < o->nstrong ?
+		    &o->strong[i] : &o->weak[i - o->nstrong]))) == 0)
 			rc = buf_add(&text, "\n", 1);
 	}
 	if (rc < 0)
@@ -286,28 +333,32 @@ dir_is_free(const char *path)
 	return empty;
 }
 
-/* Add the columns of observe that cols lacks; *changed says if any. */
+/*
+ * Add the columns of strong (n of them) and of weak (nweak) that o
+ * lacks; *changed says if any.  A column cannot be both: PERC_EUSAGE.
+ */
 static int
-add_observed(perc_buf **cols, size_t *ncols, const perc_bytes *observe,
-    size_t n, int *changed)
+add_observed(struct observed *o, const perc_bytes *strong, size_t n,
+    const perc_bytes *weak, size_t nweak, int *changed)
 {
-	perc_buf *grown;
-	size_t i, k;
+	size_t i;
 	int rc;
 
 	*changed = 0;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < *ncols; k++)
-			if (bytes_eq(buf_bytes(&(*cols)[k]), observe[i]))
-				break;
-		if (k < *ncols)
+	for (i = 0; i < n + nweak; i++) {
+		perc_bytes col = i < n ? strong[i] : weak[i - n];
+		int is_weak = i >= n;
+
+		if (has_col(is_weak ? o->strong : o->weak, is_weak ?
+		    o->nstrong : o->nweak, col))
+			return error_set(PERC_EUSAGE, "column '%s' cannot be "
+			    "both strongly and weakly observed (--observe and "
+			    "--observe-weak); choose one", error_quote(col));
+		if (has_col(is_weak ? o->weak : o->strong, is_weak ?
+		    o->nweak : o->nstrong, col))
 			continue;
-		if ((grown = realloc(*cols, (*ncols + 1) * sizeof(*grown)))
-		    == NULL)
-			return error_set(PERC_EIO, "out of memory");
-		*cols = grown;
-		memset(&grown[*ncols], 0, sizeof(*grown));
-		if ((rc = buf_addb(&grown[(*ncols)++], observe[i])) < 0)
+		if ((rc = is_weak ? add_col(&o->weak, &o->nweak, col) :
+		    add_col(&o->strong, &o->nstrong, col)) < 0)
 			return rc;
 		*changed = 1;
 	}
@@ -316,10 +367,10 @@ add_observed(perc_buf **cols, size_t *ncols, const perc_bytes *observe,
 
 static int
 init_existing(const char *path, const char *store_url,
-    const perc_bytes *observe, size_t n)
+    const perc_bytes *strong, size_t n, const perc_bytes *weak, size_t nweak)
 {
-	perc_buf *cols, shown = PERC_BUF_INIT, asked = PERC_BUF_INIT;
-	size_t ncols;
+	perc_buf shown = PERC_BUF_INIT, asked = PERC_BUF_INIT;
+	struct observed o;
 	perc_db *db = NULL;
 	char *store = NULL;
 	int rc, changed;
@@ -328,7 +379,7 @@ init_existing(const char *path, const char *store_url,
 	if ((rc = perc_db_open(&db, path)) < 0 ||
 	    (rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		goto done;
-	if ((rc = read_config(&cols, &ncols, &store, path, NULL, NULL)) < 0)
+	if ((rc = read_config(&o, &store, path, NULL, NULL)) < 0)
 		goto done;
 	if (store_url != NULL && (store == NULL ||
 	    strcmp(store, store_url) != 0) &&
@@ -339,10 +390,10 @@ init_existing(const char *path, const char *store_url,
 		    "a new directory with --store %s", path,
 		    store != NULL ? shown.data : "the directory itself",
 		    asked.data);
-	else if ((rc = add_observed(&cols, &ncols, observe, n,
+	else if ((rc = add_observed(&o, strong, n, weak, nweak,
 	    &changed)) == 0 && changed)
-		rc = write_config(path, store, cols, ncols);
-	free_observed(cols, ncols);
+		rc = write_config(path, store, &o);
+	free_observed(&o);
 	free(store);
 done:
 	perc_buf_dispose(&shown);
@@ -382,17 +433,16 @@ int
 perc_db_init_store(const char *path, const char *store_url,
     const perc_bytes *observe, size_t n)
 {
-	char sub[4096], top[4096];
-	perc_buf *cols = NULL;
-	size_t ncols = 0;
-	int fd, rc, changed;
+	return perc_db_init_observed(path, store_url, observe, n, NULL, 0);
+}
 
-	if ((rc = clock_env_check()) < 0 ||
-	    (store_url != NULL && (rc = check_store_url(store_url)) < 0))
-		return rc;
-	dir_path(sub, sizeof(sub), path, "config");
-	if (access(sub, F_OK) == 0)
-		return init_existing(path, store_url, observe, n);
+/* Make path a new data directory with the observed columns o. */
+static int
+init_new(const char *path, const char *store_url, const struct observed *o)
+{
+	char sub[4096], top[4096];
+	int fd, rc;
+
 	if (mkdir_p(path, top, sizeof(top)) != 0)
 		return error_set(errno == ENOTDIR || errno == EEXIST ?
 		    PERC_ENOTDB : PERC_EIO, "cannot create the directory "
@@ -424,9 +474,7 @@ perc_db_init_store(const char *path, const char *store_url,
 		rc = store_leveldb_create(path);
 	if (rc < 0)
 		return rc;
-	if ((rc = add_observed(&cols, &ncols, observe, n, &changed)) == 0)
-		rc = write_config(path, store_url, cols, ncols);
-	free_observed(cols, ncols);
+	rc = write_config(path, store_url, o);
 	dir_path(sub, sizeof(sub), path, INIT_MARK);
 	if (rc == 0 && unlink(sub) != 0)
 		rc = error_set(PERC_EIO, "cannot remove '%s': %s", sub,
@@ -434,6 +482,28 @@ perc_db_init_store(const char *path, const char *store_url,
 	if (rc == 0 && sync_new_dir(path, top) != 0)
 		rc = error_set(PERC_EIO, "cannot sync the new data directory "
 		    "'%s': %s", path, strerror(errno));
+	return rc;
+}
+
+int
+perc_db_init_observed(const char *path, const char *store_url,
+    const perc_bytes *strong, size_t n, const perc_bytes *weak, size_t nweak)
+{
+	char config[4096];
+	struct observed o;
+	int rc, changed;
+
+	if ((rc = clock_env_check()) < 0 ||
+	    (store_url != NULL && (rc = check_store_url(store_url)) < 0))
+		return rc;
+	dir_path(config, sizeof(config), path, "config");
+	if (access(config, F_OK) == 0)
+		return init_existing(path, store_url, strong, n, weak, nweak);
+	/* A column named both ways is refused before anything is made. */
+	memset(&o, 0, sizeof(o));
+	if ((rc = add_observed(&o, strong, n, weak, nweak, &changed)) == 0)
+		rc = init_new(path, store_url, &o);
+	free_observed(&o);
 	return rc;
 }
 
@@ -460,8 +530,8 @@ perc_db_open(perc_db **out, const char *path)
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
-	if ((rc = read_config(&db->observed, &db->nobserved, &store, path,
-	    &db->config_st, &db->format)) == 0)
+	if ((rc = read_config(&db->observed, &store, path, &db->config_st,
+	    &db->format)) == 0)
 		rc = store != NULL ? store_redis_open(&db->store, store, path,
 		    db->timeout_ms) : store_leveldb_open(&db->store, path);
 	db->store_url = store;
@@ -484,21 +554,38 @@ perc_db_close(perc_db *db)
 		db->store->ops->dispose(db->store);
 	}
 	owner_close(&db->owner);
-	free_observed(db->observed, db->nobserved);
+	free_observed(&db->observed);
 	free(db->store_url);
 	free(db->dir);
 	free(db);
 }
 
 int
+db_is_strong(const perc_db *db, perc_bytes col)
+{
+	return has_col(db->observed.strong, db->observed.nstrong, col);
+}
+
+int
+db_is_weak(const perc_db *db, perc_bytes col)
+{
+	return has_col(db->observed.weak, db->observed.nweak, col);
+}
+
+int
 db_is_observed(const perc_db *db, perc_bytes col)
 {
-	size_t i;
+	return db_is_strong(db, col) || db_is_weak(db, col);
+}
 
-	for (i = 0; i < db->nobserved; i++)
-		if (bytes_eq(buf_bytes(&db->observed[i]), col))
-			return 1;
-	return 0;
+int
+db_refuse_weak(const perc_db *db, perc_bytes col, const char *doing)
+{
+	if (!db_is_weak(db, col))
+		return 0;
+	return error_set(PERC_EUSAGE, "column '%s' is weakly observed and "
+	    "holds no values, so it cannot be %s; notify a cell of it "
+	    "with 'perc notify ROW COLUMN'", error_quote(col), doing);
 }
 
 /*
@@ -512,15 +599,13 @@ db_is_observed(const perc_db *db, perc_bytes col)
 static void
 upgrade_config(perc_db *db, const char *path)
 {
-	perc_buf *cols;
-	size_t ncols;
+	struct observed o;
 	char *store;
 	int rc;
 
-	if ((rc = read_config(&cols, &ncols, &store, db->dir, NULL,
-	    NULL)) == 0) {
-		rc = write_config(db->dir, store, cols, ncols);
-		free_observed(cols, ncols);
+	if ((rc = read_config(&o, &store, db->dir, NULL, NULL)) == 0) {
+		rc = write_config(db->dir, store, &o);
+		free_observed(&o);
 		free(store);
 	}
 	if (rc < 0) {
@@ -554,8 +639,8 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	    st.st_size != db->config_st.st_size ||
 	    st.st_mtim.tv_sec != db->config_st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != db->config_st.st_mtim.tv_nsec) {
-		free_observed(db->observed, db->nobserved);
-		if ((rc = read_config(&db->observed, &db->nobserved, NULL,
+		free_observed(&db->observed);
+		if ((rc = read_config(&db->observed, NULL,
 		    db->dir, &db->config_st, &db->format)) < 0) {
 			db->store->ops->release(db->store);
 			return rc;

@@ -9,11 +9,19 @@
 #include "perc.h"
 #include "store.h"
 
+/* The observed columns of DIR/config, each list in the order named:
+   by init --observe (strong) and by init --observe-weak (weak). */
+struct observed {
+	perc_buf *strong;
+	size_t    nstrong;
+	perc_buf *weak;
+	size_t    nweak;
+};
+
 struct perc_db {
 	char        *dir;
 	struct store *store;       /* the seam: see store.h */
-	perc_buf    *observed;     /* columns named by init --observe */
-	size_t       nobserved;
+	struct observed observed;
 	int64_t      timeout_ms;   /* PERC_LOCK_TIMEOUT */
 	uint32_t     ttl_ms;       /* PERC_LOCK_TTL, stamped on our locks */
 	char         host[64];     /* gethostname(), stamped on our locks */
@@ -36,7 +44,13 @@ struct perc_db {
 	void        *progress_arg;
 };
 
+/* Is col observed at all, strongly, weakly? */
 int db_is_observed(const perc_db *db, perc_bytes col);
+int db_is_strong(const perc_db *db, perc_bytes col);
+int db_is_weak(const perc_db *db, perc_bytes col);
+/* PERC_EUSAGE naming col when it is weakly observed: it holds no
+   values, so doing (a write, a load) is refused. */
+int db_refuse_weak(const perc_db *db, perc_bytes col, const char *doing);
 int db_acquire(perc_db *db, int64_t deadline_ms);
 /* A transaction's start timestamp (store.h's ts_begin). */
 int db_begin_ts(perc_ts *out, perc_db *db);

@@ -17,7 +17,9 @@
  *     (Redis), the oldest start they may have open lowers it too (see
  *     gc_open_publish);
  *  4. locks below the safe point are resolved (a live owner's lock
- *     stays, and the cell with it);
+ *     stays, and the cell with it), and so are the pending weak
+ *     notifications of transactions that began below it, whose
+ *     primaries' records must still tell their fate (weak.c);
  *  5. the store records the safe point, durably, never lower than
  *     before, and from then on refuses to read or prewrite below it
  *     (PERC_ETOOOLD), checking in the same atomic step as the read;
@@ -51,6 +53,7 @@
 #include "lock.h"
 #include "store.h"
 #include "timestamp.h"
+#include "weak.h"
 
 static void
 fence_path(char *out, size_t size, const char *dir)
@@ -493,6 +496,7 @@ perc_gc(perc_ts *safe_point_out, uint64_t *removed, perc_db *db,
 	below.batch.flags = dry_run ? RESOLVE_DRY_RUN : 0;
 	if (bound == 0 || (rc = s->ops->locks(s, resolve_below, &below)) < 0 ||
 	    (rc = lock_batch_flush(&below.batch)) < 0 ||
+	    (rc = weak_gc(db, bound, dry_run)) < 0 ||
 	    (!dry_run && (rc = s->ops->safe_point_raise(s, bound)) < 0))
 		goto done;
 	gc.bound = gc.cell.bound = bound;

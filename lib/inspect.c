@@ -14,9 +14,10 @@
 #include "store.h"
 #include "txn.h"
 
-/* The failure count of an observed cell shows as part of its notify. */
+/* The failure count of an observed cell shows as part of its notify,
+   and so does a weak notification still pending. */
 static const char *const kind_names[] = {
-	NULL, "lock", "write", "data", "ack", "notify", "notify"
+	NULL, "lock", "write", "data", "ack", "notify", "notify", "notify"
 };
 
 /* key=value with the value escaped, spaces included. */
@@ -65,19 +66,42 @@ done:
 	return rc;
 }
 
+/* A pending weak notification's: the primary that decides it. */
+static int
+pending_detail(perc_buf *out, perc_bytes v)
+{
+	const unsigned char *p = v.data;
+	uint32_t n;
+	int rc;
+
+	if (v.len < 4 || (n = codec_get_u32(p)) > v.len - 4)
+		return buf_addf(out, "weak=pending damaged");
+	if ((rc = buf_addf(out, "weak=pending")) == 0 &&
+	    (rc = add_pair(out, "primary-row", bytes_of(p + 4, n))) == 0)
+		rc = add_pair(out, "primary-column", bytes_of(p + 4 + n,
+		    v.len - 4 - n));
+	return rc;
+}
+
 /*
  * The DETAIL of a raw cell.  A lock's key has no timestamp, so *ts
  * becomes the start_ts its record names; other kinds leave *ts alone.
  */
 static int
-cell_detail(perc_buf *out, perc_ts *ts, perc_db *db, int kind,
-    perc_bytes v)
+cell_detail(perc_buf *out, perc_ts *ts, perc_db *db, perc_bytes col,
+    int kind, perc_bytes v)
 {
 	struct write_rec w;
 	int rc;
 
 	buf_reset(out);
 	switch (kind) {
+	case KIND_NOTIFY:
+		if (db_is_weak(db, col))
+			return buf_addf(out, "weak=committed");
+		break;
+	case KIND_PENDING:
+		return pending_detail(out, v);
 	case KIND_LOCK:
 		return lock_detail(out, ts, db, v);
 	case KIND_WRITE:
@@ -115,7 +139,7 @@ show_one(void *arg, int region, perc_bytes col, int kind, perc_ts ts,
 
 	(void)region;
 	cell.ts = ts;
-	rc = cell_detail(&walk->detail, &cell.ts, walk->db, kind, v);
+	rc = cell_detail(&walk->detail, &cell.ts, walk->db, col, kind, v);
 	if (rc == PERC_ENOTFOUND)
 		return 0;
 	if (rc < 0)

@@ -273,8 +273,8 @@ check_tail(struct journal *j, off_t size, int op)
 }
 
 /*
- * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK, OP_ACK or
- * JOURNAL_COMMIT_BEGUN).  Safe against other processes appending to
+ * Append one record (op is OP_PUT, OP_DELETE, OP_LOCK, OP_ACK, OP_NOTIFY
+ * or JOURNAL_COMMIT_BEGUN).  Safe against other processes appending to
  * the same journal at the same time.
  */
 int
@@ -360,12 +360,18 @@ write_cmp(const void *a, const void *b)
 	return c ? c : bytes_cmp(buf_bytes(&x->col), buf_bytes(&y->col));
 }
 
-/* As write_cmp, then in journal order. */
+/*
+ * As write_cmp, the weak notifications after every other write, then
+ * in journal order.
+ */
 static int
 write_seq_cmp(const void *a, const void *b)
 {
 	const struct write *x = a, *y = b;
-	int c = write_cmp(a, b);
+	int c = (x->op == OP_NOTIFY) - (y->op == OP_NOTIFY);
+
+	if (c == 0)
+		c = write_cmp(a, b);
 
 	if (c != 0)
 		return c;
@@ -432,29 +438,38 @@ write_fold(struct write *kept, struct write *w)
 
 /*
  * Sort the writes by cell, keep one a cell, and choose the primary:
- * an observer's ack cell, so that its commit point is the ack's.
+ * an observer's ack cell, so that its commit point is the ack's.  The
+ * weak notifications go apart, one a cell (ws->notes).
  */
 void
 writeset_fold(struct writeset *ws)
 {
-	size_t i, keep = 0;
+	struct write *kept;
+	size_t i, keep = 0, notes = 0;
 
 	if (ws->n == 0)
 		return;
 	qsort(ws->w, ws->n, sizeof(*ws->w), write_seq_cmp);
 	for (i = 0; i < ws->n; i++) {
 		ws->w[i].ack = ws->w[i].op == OP_ACK;
-		if (keep > 0 && write_cmp(&ws->w[keep - 1], &ws->w[i]) == 0) {
-			write_fold(&ws->w[keep - 1], &ws->w[i]);
+		kept = keep > 0 ? &ws->w[keep - 1] : NULL;
+		if (kept != NULL && write_cmp(kept, &ws->w[i]) == 0 &&
+		    (kept->op == OP_NOTIFY) == (ws->w[i].op == OP_NOTIFY)) {
+			if (kept->op == OP_NOTIFY)
+				write_dispose(&ws->w[i]);
+			else
+				write_fold(kept, &ws->w[i]);
 			continue;
 		}
 		if (i != keep) {
 			ws->w[keep] = ws->w[i];
 			memset(&ws->w[i], 0, sizeof(ws->w[i]));
 		}
-		keep++;
+		notes += ws->w[keep++].op == OP_NOTIFY;
 	}
-	ws->n = keep;
+	ws->n = keep - notes;
+	ws->notes = notes > 0 ? ws->w + ws->n : NULL;
+	ws->nnotes = notes;
 	ws->primary = 0;
 	for (i = 0; i < ws->n; i++)
 		if (ws->w[i].ack)
@@ -530,7 +545,8 @@ journal_load(struct writeset *out, struct journal *j)
 		if (plen < 8 || (rlen = codec_get_u32(rec)) > plen - 8 ||
 		    (clen = codec_get_u32(rec + 4 + rlen)) > plen - 8 - rlen ||
 		    (p[off + 8] != OP_PUT && p[off + 8] != OP_DELETE &&
-		    p[off + 8] != OP_LOCK && p[off + 8] != OP_ACK)) {
+		    p[off + 8] != OP_LOCK && p[off + 8] != OP_ACK &&
+		    p[off + 8] != OP_NOTIFY)) {
 			rc = damaged(j, off);
 			break;
 		}
@@ -747,11 +763,8 @@ writeset_dispose(struct writeset *ws)
 {
 	size_t i;
 
-	for (i = 0; i < ws->n; i++) {
-		perc_buf_dispose(&ws->w[i].row);
-		perc_buf_dispose(&ws->w[i].col);
-		perc_buf_dispose(&ws->w[i].value);
-	}
+	for (i = 0; i < ws->n + ws->nnotes; i++)
+		write_dispose(&ws->w[i]);
 	free(ws->w);
 	memset(ws, 0, sizeof(*ws));
 }

@@ -27,14 +27,20 @@ struct write {
 	perc_buf row;
 	perc_buf col;
 	perc_buf value;
-	int      op;            /* OP_PUT, OP_DELETE, OP_LOCK or OP_ACK */
+	int      op;            /* OP_PUT, OP_DELETE, OP_LOCK, OP_ACK or
+	                           OP_NOTIFY */
 	int      ack;           /* an observer's ack rides on this cell */
 	size_t   op_seq;        /* position in the journal */
 };
 
 struct writeset {
 	struct write *w;
-	size_t        n;
+	size_t        n;            /* the writes that take locks */
+	struct write *notes;        /* the weak notifications, one a cell
+	                               in byte order, which take none: after
+	                               writeset_fold, the nnotes entries of
+	                               w past its n */
+	size_t        nnotes;
 	int           commit_begun; /* a commit has written locks */
 	size_t        primary;      /* the ack's cell if any, else 0 */
 };

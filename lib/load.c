@@ -107,6 +107,10 @@ load_line(struct load *ld, const char *p, size_t len)
 		}
 		p = tab + 1;
 	}
+	if (db_refuse_weak(ld->db, buf_bytes(&ld->field[1]), "loaded") < 0) {
+		snprintf(why, sizeof(why), "%s", perc_errmsg());
+		return load_malformed(ld, why);
+	}
 	ld->bytes += ld->field[0].len + ld->field[1].len + ld->field[2].len;
 	return writeset_append(&ld->ws, &ld->cap, OP_PUT,
 	    buf_bytes(&ld->field[0]), buf_bytes(&ld->field[1]),

@@ -18,6 +18,7 @@
 #include "escape.h"
 #include "notify.h"
 #include "txn.h"
+#include "weak.h"
 
 struct dirty {
 	perc_buf row;
@@ -99,18 +100,24 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 {
 	perc_observer_run run;
 	perc_txn *txn = NULL;
-	int rc;
+	int rc, weak = db_is_weak(db, column);
 
 	memset(&run, 0, sizeof(run));
 	run.row = row;
 	run.column = column;
 	run.status = -1;
-	if ((rc = notify_observer_begin(&txn, db, row, column, obs->local)) <
-	    0)
+	rc = weak ? weak_observer_begin(&txn, db, row, column, obs->local) :
+	    notify_observer_begin(&txn, db, row, column, obs->local);
+	if (rc < 0)
 		return rc == PERC_ENOTFOUND ? 0 : rc;
 	run.status = obs->observe(txn, row, column, obs->arg);
 	if (run.status == 0) {
 		rc = perc_txn_commit(&run.commit_ts, txn);
+		/* A weak run, even one that wrote nothing, clears what
+		   its snapshot saw (weak.c). */
+		if (rc == 0 && weak)
+			rc = weak_observer_clear(db, row, column,
+			    perc_txn_start_ts(txn));
 		if (rc == 0) {
 			run.outcome = "committed";
 		} else if (rc == PERC_ECONFLICT || rc == PERC_ENOTXN) {
@@ -145,13 +152,14 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 int
 perc_observer_check(perc_db *db, perc_bytes column)
 {
+	const struct observed *o = &db->observed;
 	perc_buf list = PERC_BUF_INIT;
-	size_t i;
+	size_t i, n = o->nstrong + o->nweak;
 	int rc = 0;
 
 	if (db_is_observed(db, column))
 		return 0;
-	for (i = 0; i < db->nobserved && rc == 0; i++) {
+	for (i = 0; i < n && rc == 0; i++) {
 		if (list.len > OBSERVED_LIST_MAX) {
 			rc = buf_addf(&list, ", ...");
 			break;
@@ -159,13 +167,15 @@ perc_observer_check(perc_db *db, perc_bytes column)
 		if (i > 0)
 			rc = buf_addf(&list, ", ");
 		if (rc == 0)
-			rc = escape_field(&list, buf_bytes(&db->observed[i]));
+			rc = escape_field(&list, buf_bytes(i < o->nstrong ?
+			    &o->strong[i] : &o->weak[i - o->nstrong]));
+		if (rc == 0 && i >= o->nstrong)
+			rc = buf_addf(&list, " (weak)");
 	}
 	if (rc == 0)
 		rc = error_set(PERC_EUSAGE, "column '%s' is not observed; "
 		    "observed: %s (perc init --observe COLUMN adds one)",
-		    error_quote(column), db->nobserved > 0 ? list.data :
-		    "none");
+		    error_quote(column), n > 0 ? list.data : "none");
 	perc_buf_dispose(&list);
 	return rc;
 }

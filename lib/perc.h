@@ -98,6 +98,10 @@ int  perc_unescape(perc_buf *out, const char *text, size_t len);
  * (redis://HOST:PORT[,HOST:PORT]...[/TABLE]); NULL is the LevelDB
  * store inside path.
  *
+ * perc_db_init_observed is perc_db_init_store that also names the
+ * nweak columns of weak as weakly observed (see perc_notify below); a
+ * column named both ways, here or by an earlier init, is PERC_EUSAGE.
+ *
  * perc_db_open opens an existing data directory; it does not touch the
  * store yet.  Fails with PERC_ENOTDB when path is not a data directory
  * or has a format this version does not know.
@@ -105,6 +109,9 @@ int  perc_unescape(perc_buf *out, const char *text, size_t len);
 int  perc_db_init(const char *path, const perc_bytes *observe, size_t n);
 int  perc_db_init_store(const char *path, const char *store_url,
                         const perc_bytes *observe, size_t n);
+int  perc_db_init_observed(const char *path, const char *store_url,
+                           const perc_bytes *strong, size_t n,
+                           const perc_bytes *weak, size_t nweak);
 int  perc_db_open(perc_db **out, const char *path);
 void perc_db_close(perc_db *db);
 
@@ -172,7 +179,11 @@ int  perc_snapshot_ts(perc_ts *out, perc_db *db);
  * writes: PERC_ENOTFOUND when there is no value.  With PERC_GET_LOCK
  * the cell joins the write set as a lock-only write.
  * perc_txn_set and perc_txn_del append to the journal; nothing reaches
- * the store before perc_txn_commit.
+ * the store before perc_txn_commit.  A cell of a weakly observed column
+ * holds no value: writing one is PERC_EUSAGE, and reading one is
+ * PERC_ENOTFOUND.  perc_txn_notify buffers a weak notification of such
+ * a cell (PERC_EUSAGE on any other column), which the commit writes at
+ * its commit timestamp, with no lock and no conflict check.
  *
  * perc_txn_commit runs Percolator's two-phase commit.  *out is the
  * commit timestamp, or 0 when there was nothing to write.  Fails with
@@ -194,6 +205,7 @@ int  perc_txn_get(perc_buf *out, perc_txn *txn,
 int  perc_txn_set(perc_txn *txn, perc_bytes row, perc_bytes col,
                   perc_bytes value);
 int  perc_txn_del(perc_txn *txn, perc_bytes row, perc_bytes col);
+int  perc_txn_notify(perc_txn *txn, perc_bytes row, perc_bytes col);
 int  perc_txn_commit(perc_ts *out, perc_txn *txn);
 int  perc_txn_abort(perc_txn *txn);
 void perc_txn_free(perc_txn *txn);
@@ -206,6 +218,9 @@ void perc_txn_free(perc_txn *txn);
 int  perc_set(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col,
               perc_bytes value);
 int  perc_del(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
+/* A weak notification as a transaction of its own (perc_txn_notify). */
+int  perc_weak_notify(perc_ts *out, perc_db *db, perc_bytes row,
+                      perc_bytes col);
 
 /*
  * Bulk load: perc_load reads cells from in, in the form perc_iter_next

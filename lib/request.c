@@ -35,6 +35,7 @@ static const struct verb_spec {
 	{ "del",    REQ_DEL,    REQ_TXN, 0, 2, "del [-t TXN] ROW COLUMN" },
 	{ "get",    REQ_GET,    REQ_TXN | REQ_AT | REQ_LOCK, 0, 2,
 	    "get [-t TXN | --at TS] [--lock] ROW COLUMN" },
+	{ "notify", REQ_NOTIFY, REQ_TXN, 0, 2, "notify [-t TXN] ROW COLUMN" },
 	{ "scan",   REQ_SCAN,   REQ_TXN | REQ_AT | REQ_PREFIX | REQ_COLUMN, 0,
 	    0, "scan [-t TXN | --at TS] [--prefix P] [--column C]" },
 	{ "set",    REQ_SET,    REQ_TXN, 0, 3, "set [-t TXN] ROW COLUMN VALUE" },

@@ -16,6 +16,7 @@ enum request_verb {
 	REQ_COMMIT,
 	REQ_DEL,
 	REQ_GET,
+	REQ_NOTIFY,
 	REQ_SCAN,
 	REQ_SET,
 	REQ_TS

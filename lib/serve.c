@@ -175,6 +175,23 @@ run_del(struct serve *s, perc_txn *txn, const struct request *r, int *wrc)
 	return rc;
 }
 
+/* notify prints nothing, as perc notify does: "ok". */
+static int
+run_notify(struct serve *s, perc_txn *txn, const struct request *r,
+    int *wrc)
+{
+	perc_ts ts;
+	int rc;
+
+	if (txn != NULL)
+		rc = perc_txn_notify(txn, r->arg[0], r->arg[1]);
+	else
+		rc = perc_weak_notify(&ts, s->db, r->arg[0], r->arg[1]);
+	if (rc == 0)
+		*wrc = serve_ok(s, bytes_of(NULL, 0));
+	return rc;
+}
+
 /* A cell line, "cell ROW<TAB>COLUMN<TAB>VALUE", escaped as scan prints. */
 static int
 add_cell(perc_buf *out, perc_bytes row, perc_bytes col, perc_bytes val)
@@ -299,6 +316,7 @@ static int (*const runs[])(struct serve *s, perc_txn *txn,
 	[REQ_COMMIT] = run_commit,
 	[REQ_DEL]    = run_del,
 	[REQ_GET]    = run_get,
+	[REQ_NOTIFY] = run_notify,
 	[REQ_SCAN]   = run_scan,
 	[REQ_SET]    = run_set,
 	[REQ_TS]     = run_ts,

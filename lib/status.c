@@ -124,24 +124,28 @@ say(int (*fn)(const char *, const char *, void *), void *arg,
 	return fn(key, value, arg);
 }
 
-/* observed: COLUMN<TAB>strong<TAB>DIRTY_CELLS, one line a column. */
+/* observed: COLUMN<TAB>strong|weak<TAB>DIRTY_CELLS, one line a column,
+   the strong ones first. */
 static int
 say_observed(perc_db *db, int (*fn)(const char *, const char *, void *),
     void *arg)
 {
+	const struct observed *o = &db->observed;
 	perc_buf line = PERC_BUF_INIT;
 	uint64_t dirty;
 	perc_bytes col;
 	size_t i;
-	int rc = 0;
+	int rc = 0, weak;
 
-	for (i = 0; i < db->nobserved && rc == 0; i++) {
-		col = buf_bytes(&db->observed[i]);
+	for (i = 0; i < o->nstrong + o->nweak && rc == 0; i++) {
+		weak = i >= o->nstrong;
+		col = buf_bytes(weak ? &o->weak[i - o->nstrong] : &o->strong[i]);
 		dirty = 0;
 		buf_reset(&line);
 		if ((rc = perc_notify_scan(db, &col, count_dirty, &dirty)) ==
 		    0 && (rc = escape_field(&line, col)) == 0 &&
-		    (rc = buf_addf(&line, "\tstrong\t%" PRIu64, dirty)) == 0)
+		    (rc = buf_addf(&line, "\t%s\t%" PRIu64, weak ? "weak" :
+		    "strong", dirty)) == 0)
 			rc = fn("observed", line.data, arg);
 	}
 	perc_buf_dispose(&line);
@@ -208,7 +212,7 @@ describe(perc_open_txn *out, perc_db *db, perc_ts start_ts)
 	out->writes = -1;
 	out->alive = token || owner_begun_alive(j.path);
 	if (journal_load(&ws, &j) == 0) {
-		out->writes = (int64_t)ws.n;
+		out->writes = (int64_t)(ws.n + ws.nnotes);
 		out->alive = token || (!ws.commit_begun &&
 		    owner_begun_alive(j.path));
 		writeset_dispose(&ws);

@@ -272,7 +272,8 @@ struct store_ops {
 	int  (*raw)(struct store *s, perc_bytes row, const perc_bytes *col,
 	            store_raw_fn fn, void *arg);
 
-	/* Notifications: the dirty cells (with their failure records), is
+	/* Notifications: the dirty cells (with their failure records; a
+	   cell with a weak pending record only is one too), is
 	   one still dirty (0, with the start_ts of its notifications'
 	   writes, newest first, up to max of them in ts[] and their
 	   number in *n; or PERC_ENOTFOUND), and a failed observer run's
@@ -287,6 +288,34 @@ struct store_ops {
 	                     perc_bytes col);
 	int  (*failures_put)(struct store *s, perc_bytes row, perc_bytes col,
 	                     perc_bytes rec);
+
+	/*
+	 * Weak notifications (lib/weak.c), in the notify region of (row,
+	 * col), each one step of that row, which takes no lock and checks
+	 * nothing but what it names, so that no two ever conflict:
+	 *
+	 * weak_pend: the pending record of transaction start_ts
+	 * (KIND_PENDING at start_ts), holding primary, written before that
+	 * transaction's commit point, so that a crash after it loses no
+	 * notification: whoever meets the record settles it by the
+	 * primary's fate.  Durable with the commit point that follows.
+	 *
+	 * weak_settle: the notification at commit_ts (KIND_NOTIFY), unless
+	 * commit_ts is 0 (a rollback); and with start_ts, the pending
+	 * record of transaction start_ts goes with it, and the notification
+	 * is written only if that record was still there (settled once).
+	 * STORE_SYNC: durable before it returns (a notify-only commit).
+	 *
+	 * weak_clear: the notifications (KIND_NOTIFY) at or below upto,
+	 * and the failure record, go; newer ones and pending records stay.
+	 */
+	int  (*weak_pend)(struct store *s, perc_bytes row, perc_bytes col,
+	                  perc_ts start_ts, perc_bytes primary);
+	int  (*weak_settle)(struct store *s, perc_bytes row, perc_bytes col,
+	                    perc_ts start_ts, perc_ts commit_ts,
+	                    unsigned flags);
+	int  (*weak_clear)(struct store *s, perc_bytes row, perc_bytes col,
+	                   perc_ts upto);
 };
 
 /* Every store's state begins with this. */

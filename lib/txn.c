@@ -21,6 +21,7 @@
 #include "gc.h"
 #include "lock.h"
 #include "txn.h"
+#include "weak.h"
 
 static int
 txn_new(perc_txn **out, perc_db *db)
@@ -241,6 +242,8 @@ perc_snapshot_get(perc_buf *out, perc_db *db, perc_ts at, perc_bytes row,
 	perc_txn *snap = NULL;
 	int rc, tries = 0, fresh = at == 0;
 
+	if (db_is_weak(db, col))
+		return PERC_ENOTFOUND;  /* it holds no values */
 	if (fresh && (rc = read_newest(out, db, row, col)) != PERC_ELOCKED) {
 		db_release(db);
 		return rc;
@@ -277,9 +280,13 @@ perc_txn_get(perc_buf *out, perc_txn *txn, perc_bytes row, perc_bytes col,
 		return buf_set(out, w->value.data, w->value.len);
 	if (w != NULL && w->op == OP_DELETE)
 		return PERC_ENOTFOUND;
-	rc = db_snapshot_read(out, txn->db, row, col,
-	    txn->journal.start_ts);
-	db_release(txn->db);
+	if (db_is_weak(txn->db, col)) {
+		rc = PERC_ENOTFOUND;    /* it holds no values */
+	} else {
+		rc = db_snapshot_read(out, txn->db, row, col,
+		    txn->journal.start_ts);
+		db_release(txn->db);
+	}
 	if (rc == PERC_ETOOOLD)
 		journal_finish(&txn->journal);  /* SPEC: it is finished */
 	if ((flags & PERC_GET_LOCK) && w == NULL &&
@@ -311,6 +318,10 @@ txn_append(perc_txn *txn, int op, perc_bytes row, perc_bytes col,
 int
 perc_txn_set(perc_txn *txn, perc_bytes row, perc_bytes col, perc_bytes value)
 {
+	int rc;
+
+	if ((rc = db_refuse_weak(txn->db, col, "set")) < 0)
+		return rc;
 	return txn_append(txn, OP_PUT, row, col, value);
 }
 
@@ -318,6 +329,21 @@ int
 perc_txn_del(perc_txn *txn, perc_bytes row, perc_bytes col)
 {
 	static const perc_bytes none = { "", 0 };
+	int rc;
 
+	if ((rc = db_refuse_weak(txn->db, col, "deleted")) < 0)
+		return rc;
 	return txn_append(txn, OP_DELETE, row, col, none);
+}
+
+/* A weak notification, which the commit writes (lib/weak.c). */
+int
+perc_txn_notify(perc_txn *txn, perc_bytes row, perc_bytes col)
+{
+	static const perc_bytes none = { "", 0 };
+	int rc;
+
+	if ((rc = weak_check(txn->db, col)) < 0)
+		return rc;
+	return txn_append(txn, OP_NOTIFY, row, col, none);
 }

@@ -175,4 +175,12 @@ int  ldb_failures_get(struct store *s, perc_buf *out, perc_bytes row,
                       perc_bytes col);
 int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                       perc_bytes rec);
+
+/* weak.c: weak notifications. */
+int  ldb_weak_pend(struct store *s, perc_bytes row, perc_bytes col,
+                   perc_ts start_ts, perc_bytes primary);
+int  ldb_weak_settle(struct store *s, perc_bytes row, perc_bytes col,
+                     perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+int  ldb_weak_clear(struct store *s, perc_bytes row, perc_bytes col,
+                    perc_ts upto);
 #endif

@@ -379,6 +379,9 @@ static const struct store_ops ldb_ops = {
 	.notify_pending = ldb_notify_pending,
 	.failures_get   = ldb_failures_get,
 	.failures_put   = ldb_failures_put,
+	.weak_pend      = ldb_weak_pend,
+	.weak_settle    = ldb_weak_settle,
+	.weak_clear     = ldb_weak_clear,
 };
 
 /* The store of data directory dir, not yet acquired. */

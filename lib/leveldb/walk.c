@@ -350,7 +350,8 @@ ldb_notify_scan(struct store *base, const perc_bytes *column,
 		if (k[0] != REGION_NOTIFY)
 			break;
 		/* One report a cell: skip its other notify keys. */
-		if (k[klen - 9] != KIND_NOTIFY || (last.len == klen - 9 &&
+		if ((k[klen - 9] != KIND_NOTIFY &&
+		    k[klen - 9] != KIND_PENDING) || (last.len == klen - 9 &&
 		    memcmp(last.data, k, klen - 9) == 0))
 			continue;
 		if ((rc = buf_set(&last, k, klen - 9)) < 0 ||

@@ -52,8 +52,8 @@ key_ts(perc_ts *out, const redisReply *key)
  * again, which finds its work done and writes nothing, until one does
  * or the deadline passes: PERC_ETIMEOUT then, with the message of why.
  */
-static int
-eval_replicated(redisReply **out, long long *code, struct redis_store *s,
+int
+rs_eval_replicated(redisReply **out, long long *code, struct redis_store *s,
     int script, perc_bytes row, perc_ts lease_ts, size_t nargs,
     const perc_bytes *args, const char *doing)
 {
@@ -274,7 +274,7 @@ rs_prewrite(struct store *base, perc_ts *committed_at, const struct write *w,
 
 	if ((rc = prewrite_args(&a, s, w, lock, flags)) < 0)
 		goto done;
-	if ((rc = eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
+	if ((rc = rs_eval_replicated(&r, &code, s, RS_PREWRITE, row, lease, 9,
 	    a.v, "writing a lock")) < 0)
 		goto done;
 	v = elem_str(r, 1);
@@ -334,7 +334,7 @@ rs_commit(struct store *base, perc_bytes row, perc_bytes col,
 	args[2] = bytes_of(commit8, 8);
 	args[3] = buf_bytes(&nprefix);
 	if (flags & STORE_SYNC) {
-		rc = eval_replicated(&r, &code, s, RS_COMMIT, row, lease, 4,
+		rc = rs_eval_replicated(&r, &code, s, RS_COMMIT, row, lease, 4,
 		    args, "a commit");
 		if (rc == PERC_ETIMEOUT)
 			rc = error_set(PERC_EIO, "the commit of row '%s' "
@@ -399,7 +399,7 @@ pipeline_finish(rc_pipeline *p, const struct redis_store *s, int rc,
 
 /*
  * store_ops.prewrite_many: the prewrites of secondaries, pipelined by
- * master with one WAIT each, as eval_replicated's alone: a lock lost in
+ * master with one WAIT each, as rs_eval_replicated's alone: a lock lost in
  * a failover would lose its cell's write.
  */
 int
@@ -478,7 +478,7 @@ rs_commit_many(struct store *base, const struct write *const *w, size_t n,
 
 /*
  * store_ops.rollback_many: secondaries' rollbacks, with one WAIT per
- * master, as eval_replicated's alone: a failover that lost a rollback
+ * master, as rs_eval_replicated's alone: a failover that lost a rollback
  * record would let a delayed prewrite in again.
  */
 int
@@ -519,7 +519,7 @@ rs_push(struct store *base, perc_bytes primary_row, perc_bytes primary_col,
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
 	args[2] = bytes_of(ts8, 8);
-	rc = eval_replicated(&r, &code, s, RS_PUSH, primary_row, 0, 3, args,
+	rc = rs_eval_replicated(&r, &code, s, RS_PUSH, primary_row, 0, 3, args,
 	    "a reader's mark on a lock");
 	if (rc == 0 && code == 1)
 		rc = PERC_ENOTFOUND;
@@ -550,7 +550,7 @@ rs_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	codec_put_u64(start8, start_ts);
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = eval_replicated(&r, &code, s, RS_ROLLBACK, row,
+	if ((rc = rs_eval_replicated(&r, &code, s, RS_ROLLBACK, row,
 	    (flags & STORE_PRIMARY) ? start_ts : 0, 2, args,
 	    "rolling back a cell")) < 0)
 		goto done;

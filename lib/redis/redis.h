@@ -99,6 +99,13 @@ int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      perc_ts lease_ts, size_t nargs, const perc_bytes *args,
                      const char *doing);
 
+/* As rs_row_eval, until a replica of the row's master has its write
+   too (mvcc.c says which steps need that). */
+int      rs_eval_replicated(redisReply **out, long long *code,
+                            struct redis_store *s, int script,
+                            perc_bytes row, perc_ts lease_ts, size_t nargs,
+                            const perc_bytes *args, const char *doing);
+
 /* oracle.c: timestamps. */
 int rs_ts_next(struct store *s, perc_ts *out, uint64_t n,
                int64_t deadline_ms);
@@ -162,6 +169,14 @@ int rs_notify_pending(struct store *s, perc_bytes row, perc_bytes col,
                       perc_ts *ts, size_t max, size_t *n);
 int rs_failures_get(struct store *s, perc_buf *out, perc_bytes row,
                     perc_bytes col);
+
+/* weak.c: weak notifications. */
+int rs_weak_pend(struct store *s, perc_bytes row, perc_bytes col,
+                 perc_ts start_ts, perc_bytes primary);
+int rs_weak_settle(struct store *s, perc_bytes row, perc_bytes col,
+                   perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+int rs_weak_clear(struct store *s, perc_bytes row, perc_bytes col,
+                  perc_ts upto);
 int rs_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                     perc_bytes rec);
 #endif

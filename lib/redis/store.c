@@ -326,6 +326,9 @@ static const struct store_ops redis_ops = {
 	.notify_pending = rs_notify_pending,
 	.failures_get   = rs_failures_get,
 	.failures_put   = rs_failures_put,
+	.weak_pend      = rs_weak_pend,
+	.weak_settle    = rs_weak_settle,
+	.weak_clear     = rs_weak_clear,
 };
 
 int

@@ -679,7 +679,8 @@ rs_notify_scan(struct store *base, const perc_bytes *column,
 		key = (const unsigned char *)it->key.data;
 		klen = it->key.len;
 		/* One report a cell: skip its other notify keys. */
-		if (klen < 9 || key[klen - 9] != KIND_NOTIFY ||
+		if (klen < 9 || (key[klen - 9] != KIND_NOTIFY &&
+		    key[klen - 9] != KIND_PENDING) ||
 		    (last.len == klen - 9 && memcmp(last.data, key,
 		    klen - 9) == 0))
 			continue;
