@@ -5,8 +5,8 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc init [--store URL] [--observe COLUMN]...\n"
-    "                 [--observe-weak COLUMN]... [DIR]\n"
+    "usage: perc init [--store URL] [--observe COLUMN]... "
+    "[--observe-weak COLUMN]... [DIR]\n"
     "    --store URL          keep the cells in the Redis Cluster at URL\n"
     "    --observe COLUMN     run-observer then runs on its changes\n"
     "    --observe-weak COLUMN  run-observer runs on its perc notify\n";

@@ -175,6 +175,11 @@ int
 perc_observer_begin(perc_txn **out, perc_db *db, perc_bytes row,
     perc_bytes col)
 {
+	*out = NULL;
+	if (db_is_weak(db, col))
+		return error_set(PERC_EUSAGE, "column '%s' is weakly "
+		    "observed, whose runs carry no ack: run them with "
+		    "perc_observer_pass", error_quote(col));
 	return notify_observer_begin(out, db, row, col, 0);
 }
 

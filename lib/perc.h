@@ -387,7 +387,10 @@ int64_t perc_gc_retain_ms(void);
  * dirty cell (row, col); committing it with perc_txn_commit clears the
  * notifications its snapshot saw.  Of two observer transactions on one
  * notification at most one commits; the other gets PERC_ECONFLICT.
- * PERC_ENOTFOUND when the cell is no longer dirty.
+ * PERC_ENOTFOUND when the cell is no longer dirty.  A weakly observed
+ * column's runs carry no ack and clear their notifications after the
+ * commit: perc_observer_pass runs them, and perc_observer_begin refuses
+ * one (PERC_EUSAGE).
  *
  * perc_observer_failed counts a failed run on (row, col), sets its
  * backoff, and returns the number of failures so far in *count.
@@ -416,7 +419,10 @@ int  perc_observer_check(perc_db *db, perc_bytes column);
  * it starts, from a random cell, skipping rows another runner holds.
  * For each it begins an observer transaction and calls observe, whose
  * return is the observer's exit status: 0 commits the transaction, any
- * other value aborts it and counts a failure.  A commit that loses a
+ * other value aborts it and counts a failure.  On a weakly observed
+ * column a run is at least once: it carries no ack, and once committed
+ * (or with nothing to commit) it clears the cell's notifications
+ * committed at or below its start.  A commit that loses a
  * conflict is "taken" when another runner handled the cell, else
  * "conflicted": the cell stays dirty, and the pass returns 1.  report, if not NULL,
  * hears of every run.  Without once, cells still in their failure
@@ -462,7 +468,7 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
  * password), "open_transactions", "oldest_open_start" ("none" when
  * none holds gc back), "locks" (in the whole store), "safe_point", and
  * "observed" once for each observed column, VALUE
- * "COLUMN<TAB>strong<TAB>DIRTY_CELLS" with COLUMN escaped.  Keys may
+ * "COLUMN<TAB>strong|weak<TAB>DIRTY_CELLS" with COLUMN escaped.  Keys may
  * be added.  A non-zero return from fn stops it and is returned.
  *
  * perc_status_transactions calls fn for each open transaction with a
