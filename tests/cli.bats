@@ -151,7 +151,7 @@ load helpers
 @test "every command that needs one refuses a non-data directory: exit 6" {
 	for c in $DATA_COMMANDS; do
 		case $c in
-		get | del) args=(r c) ;;
+		get | del | notify) args=(r c) ;;
 		show) args=(r) ;;
 		set) args=(r c v) ;;
 		commit | abort) args=(-t 1) ;;

@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
-[ "${1:-}" != observer ] || tsv=$work/results.tsv
+case ${1:-} in observer | fanin) tsv=$work/results.tsv ;; esac
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
 # BENCH_REDIS_SCALE: the same for the Redis part alone (default
 # BENCH_SCALE): BENCH_SCALE=0.02 BENCH_REDIS_SCALE=1 measures the Redis
@@ -128,6 +128,68 @@ observer_part() {
 		    "$sh" ">= 0.5"
 	done
 }
+# Issue 30: weak against strong fan-in.  4 processes each notify one
+# hot cell COUNT times, each through a perc shell of its own: strong, a
+# set of a cell of a strongly observed column (every notification a
+# write of that cell, which conflicts with the others': err 3, and no
+# notification); weak, a notify of a cell of a weakly observed column.
+# Notifications per second counts the committed ones.
+fanin_worker() {        # DIR COUNT REQUEST: "COMMITTED CONFLICTS"
+	local i a code rest ok=0 conflicts=0
+	coproc SH { perc -d "$1" shell; }
+	for ((i = 0; i < $2; i++)); do
+		echo "$3" >&"${SH[1]}"
+		read -r a code rest <&"${SH[0]}"
+		if [ "$a" = ok ]; then
+			ok=$((ok + 1))
+		elif [ "$code" = 3 ]; then
+			conflicts=$((conflicts + 1))
+		else
+			echo "(fan-in: $a $code $rest)" >&2
+		fi
+	done
+	exec {SH[1]}>&-
+	wait "$SH_PID"
+	echo "$ok $conflicts"
+}
+fanin() {               # DIR OPTION COLUMN COUNT: "RATE CONFLICTS"
+	local d=$1 count=$4 p s e pids=() ok=0 conflicts=0 o c
+	fresh "$d"
+	perc init "$2" "$3" "$d"
+	s=$EPOCHREALTIME
+	for p in 1 2 3 4; do
+		if [ "$2" = --observe ]; then
+			fanin_worker "$d" "$count" "set hot $3 $p" > "$work/fanin.$p" &
+		else
+			fanin_worker "$d" "$count" "notify hot $3" > "$work/fanin.$p" &
+		fi
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	e=$EPOCHREALTIME
+	for p in 1 2 3 4; do
+		read -r o c < "$work/fanin.$p"
+		ok=$((ok + o))
+		conflicts=$((conflicts + c))
+	done
+	awk -v n="$ok" -v s="$s" -v e="$e" -v c="$conflicts" \
+	    'BEGIN { printf "%.0f %d\n", n / (e - s), c }'
+}
+fanin_part() {          # [LABEL]: "redis " on the Redis store
+	local count strong sc weak wc
+	count=$(n 1000)
+	read -r strong sc < <(fanin "$work/fanin-strong" --observe doc "$count")
+	read -r weak wc < <(fanin "$work/fanin-weak" --observe-weak agg "$count")
+	report "${1:-}fan-in strong (set): notifications/s" "$strong" /s \
+	    "$strong" "-"
+	report "${1:-}fan-in strong (set): conflicts" "$sc" exit3 \
+	    "$((4 * count))" "-"
+	report "${1:-}fan-in weak (notify): notifications/s" "$weak" /s \
+	    "$strong" "-"
+	report "${1:-}fan-in weak (notify): conflicts" "$wc" exit3 \
+	    "$((4 * count))" "0"
+}
+
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
 # tests/bench/run.sh observer: that part alone, results.tsv untouched.
@@ -135,6 +197,13 @@ if [ "${1:-}" = observer ]; then
 	echo "== observer notifications per second ($(n 10000) dirty cells;" \
 	    "$(n 2000) for a command per cell)"
 	observer_part
+	exit 0
+fi
+# tests/bench/run.sh fanin [URL]: the fan-in part alone, results.tsv
+# untouched; with URL, on that Redis Cluster instead.
+if [ "${1:-}" = fanin ]; then
+	echo "== fan-in: 4 processes notify one cell $(n 1000) times each"
+	STORE_URL=${2:-} fanin_part "${2:+redis }"
 	exit 0
 fi
 
@@ -506,6 +575,9 @@ echo "== observer notifications per second ($(n 10000) dirty cells;" \
     "$(n 2000) for a command per cell)"
 observer_part
 
+echo "== fan-in: 4 processes notify one cell $(n 1000) times each"
+fanin_part
+
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
 # raw cells and the store's bytes on disk before and after.
@@ -645,6 +717,7 @@ redis_part() {
 	report "redis resolve-locks of $(wc -l < "$work/out") locks, s" \
 	    "$lib" s "$commit" "-"
 	STORE_URL=$url dead_locks_part 'redis '
+	STORE_URL=$url fanin_part 'redis '
 	# perc(1) against sqlite3 and LevelDB.  On the 10 accounts of the
 	# rows above, 4 workers' transfers mostly overlap.  LevelDB's
 	# shells take turns with the store and sqlite3's BEGIN IMMEDIATE
