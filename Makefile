@@ -25,26 +25,26 @@ MANDOC  = mandoc
 PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
-COMMANDS = abort begin commit del gc get help init load notify resolve-locks \
+COMMANDS = abort begin commit del gc get help init load log notify resolve-locks \
 	run-observer scan scan-notify set shell show status ts
 # The core in lib/, each store in a folder of its own (README, Layout).
 LIBOBJ = lib/autocommit.o lib/buf.o lib/clock.o lib/codec.o lib/commit.o \
 	lib/coprocess.o lib/db.o lib/disk.o lib/error.o lib/escape.o lib/failpoint.o \
-	lib/gc.o lib/inspect.o lib/journal.o lib/load.o lib/lock.o \
+	lib/gc.o lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
 	lib/serve.o lib/status.o lib/txn.o lib/weak.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \
-	lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
+	lib/leveldb/log.o lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
 	lib/leveldb/readonly_env.o lib/leveldb/settle.o lib/leveldb/store.o \
 	lib/leveldb/walk.o lib/leveldb/weak.o
-REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/mvcc.o \
+REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/log.o lib/redis/mvcc.o \
 	lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
 	lib/redis/store.o lib/redis/url.o lib/redis/walk.o \
 	lib/redis/weak.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
-	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/notify.o \
+	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/log.o cmd/notify.o \
 	cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
 	cmd/status.o cmd/ts.o cmd/load.o
@@ -74,7 +74,7 @@ $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h lib/*/*.h)
 # function library of its own (oracle.c).  sed only, so the build needs
 # nothing CI does not have.
 REDIS_SCRIPTS = read find_commit prewrite commit rollback put range \
-	raise keep push scan weak_settle weak_clear
+	raise keep push scan weak_settle weak_clear log_read
 REDIS_LUA = $(patsubst %,lib/redis/lua/%.lua,common oracle $(REDIS_SCRIPTS))
 lib/redis/scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/lua/NAME.lua: do not edit. */\n'; \

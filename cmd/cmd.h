@@ -33,6 +33,7 @@ int cmd_get(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_help(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_init(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_load(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_log(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_notify(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx);

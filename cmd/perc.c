@@ -18,6 +18,7 @@ const struct cmd cmd_table[] = {
 	{ "help",          cmd_help,          "show a command's manual" },
 	{ "init",          cmd_init,          "create a data directory" },
 	{ "load",          cmd_load,          "write cells read from stdin" },
+	{ "log",           cmd_log,           "print committed writes in commit order" },
 	{ "notify",        cmd_notify,        "weakly notify a cell" },
 	{ "resolve-locks", cmd_resolve_locks, "clean up abandoned locks" },
 	{ "run-observer",  cmd_run_observer,  "run a command per dirty cell" },

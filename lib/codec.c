@@ -176,6 +176,50 @@ bad:
 	    "data directory is damaged");
 }
 
+/* The change log's key of a put or delete of (row, col) at commit_ts. */
+int
+codec_log_key(perc_buf *out, perc_ts commit_ts, perc_bytes row,
+    perc_bytes col)
+{
+	unsigned char head[9];
+	int rc;
+
+	if ((rc = codec_cell_prefix(out, REGION_CELL, row, col)) < 0)
+		return rc;
+	head[0] = REGION_LOG;
+	codec_put_u64(head + 1, commit_ts);
+	if ((rc = buf_grow(out, sizeof(head))) < 0)
+		return rc;
+	memmove(out->data + sizeof(head), out->data, out->len);
+	memcpy(out->data, head, sizeof(head));
+	out->len += sizeof(head);
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* Split a change log key: its row and column, and out->ts its commit_ts
+   (out->kind KIND_WRITE, out->region REGION_LOG). */
+int
+codec_parse_log_key(struct key *out, const void *k, size_t len)
+{
+	const unsigned char *p = k, *end = p + len;
+
+	if (len < 1 + 8 + 1 + 2 + 2 || p[0] != REGION_LOG || p[9] !=
+	    REGION_CELL)
+		goto bad;
+	out->ts = codec_get_u64(p + 1);
+	p += 10;
+	if (get_string(&out->row, &p, end) < 0 ||
+	    get_string(&out->col, &p, end) < 0 || p != end)
+		goto bad;
+	out->region = REGION_LOG;
+	out->kind = KIND_WRITE;
+	return 0;
+bad:
+	return error_set(PERC_EIO, "the store holds a malformed change log "
+	    "key; the data directory is damaged");
+}
+
 void
 codec_key_dispose(struct key *k)
 {

@@ -14,6 +14,14 @@
  */
 #define REGION_CELL   'c'
 #define REGION_NOTIFY 'n'
+/*
+ * The change log (perc log): one key per committed put or delete,
+ * REGION_LOG, commit_ts (8 bytes, big-endian), then the cell's prefix
+ * (codec_cell_prefix, REGION_CELL), so that keys sort by commit_ts,
+ * then row, then column; its value (codec_log_value) says the op and
+ * the start_ts, where the data of a put is.
+ */
+#define REGION_LOG    'L'
 
 /*
  * A cell has at most one lock, always at this timestamp (the owner's
@@ -111,6 +119,9 @@ int  codec_cell_prefix(perc_buf *out, int region, perc_bytes row,
                        perc_bytes col);
 int  codec_row_prefix(perc_buf *out, int region, perc_bytes row_prefix);
 int  codec_parse_key(struct key *out, const void *k, size_t len);
+int  codec_log_key(perc_buf *out, perc_ts commit_ts, perc_bytes row,
+                   perc_bytes col);
+int  codec_parse_log_key(struct key *out, const void *k, size_t len);
 void codec_key_dispose(struct key *k);
 
 int  codec_lock_encode(perc_buf *out, const struct lock_rec *lock);

@@ -284,12 +284,107 @@ gc_open_floor(void)
 	    clock_env_ms("PERC_TXN_MAX_AGE", TXN_MAX_AGE_MS));
 }
 
+static void
+hold_path(char *out, size_t size, const char *dir, const char *name)
+{
+	snprintf(out, size, "%s/holds%s%s", dir, name ? "/" : "",
+	    name ? name : "");
+}
+
+int
+gc_hold_set(const char *dir, const char *name, perc_ts ts, int64_t ttl_ms)
+{
+	char path[4096], tmp[4200], line[64];
+	int fd, n, ok;
+
+	if (ttl_ms > GC_HOLD_MAX_MS)
+		ttl_ms = GC_HOLD_MAX_MS;
+	hold_path(path, sizeof(path), dir, NULL);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	hold_path(path, sizeof(path), dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRId64 "\n", ts,
+	    clock_wall_ms() + ttl_ms);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0)
+		goto fail;
+	ok = write(fd, line, (size_t)n) == n;
+	close(fd);
+	if (ok && rename(tmp, path) == 0)
+		return 0;
+	(void)unlink(tmp);
+fail:
+	return error_set(PERC_EIO, "cannot hold gc in '%s/holds': %s; check "
+	    "the data directory's permissions", dir, strerror(errno));
+}
+
+/* One hold file: its ts and expiry, 0; or -1 when it is not one. */
+static int
+hold_read(perc_ts *ts, int64_t *until, const char *path)
+{
+	char line[64];
+	unsigned long long t;
+	long long u;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	line[n] = '\0';
+	if (sscanf(line, "%llu %lld", &t, &u) != 2)
+		return -1;
+	*ts = t;
+	*until = u;
+	return 0;
+}
+
+int
+gc_hold_oldest(perc_ts *ts, int64_t *left_ms, const char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	int64_t now = clock_wall_ms(), until;
+	perc_ts t;
+	DIR *d;
+
+	*ts = UINT64_MAX;
+	*left_ms = 0;
+	hold_path(path, sizeof(path), dir, NULL);
+	if ((d = opendir(path)) == NULL)
+		return 0;       /* no hold was ever taken */
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp") != NULL)
+			continue;
+		hold_path(path, sizeof(path), dir, e->d_name);
+		if (hold_read(&t, &until, path) < 0)
+			continue;
+		if (until > now + GC_HOLD_MAX_MS)
+			until = now + GC_HOLD_MAX_MS;
+		if (until <= now) {
+			(void)unlink(path);
+			continue;
+		}
+		if (t < *ts) {
+			*ts = t;
+			*left_ms = until - now;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
 /* The safe point of steps 1 to 3 above; *bound 0: nothing to do. */
 static int
 safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 {
-	perc_ts now, clock, back, oldest, fence, others;
+	perc_ts now, clock, back, oldest, fence, others, held;
 	perc_ts floor = gc_open_floor();
+	int64_t left;
 	int rc;
 
 	if ((rc = perc_ts_next(&now, db, 1)) < 0 ||
@@ -305,6 +400,10 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 	}
 	if (oldest < fence)
 		fence = oldest;
+	if ((rc = gc_hold_oldest(&held, &left, db->dir)) < 0)
+		return rc;
+	if (held < fence)
+		fence = held;   /* a follower's history (perc log) */
 	if (!dry_run && (rc = gc_fence_raise(db->dir, fence)) < 0)
 		return rc;
 	if ((rc = journal_oldest(&oldest, db->dir, floor)) < 0)
@@ -333,12 +432,17 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 int
 gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
 {
-	perc_ts oldest;
+	perc_ts oldest, held;
+	int64_t left;
 	int rc;
 
 	if ((rc = gc_fence_raise(db->dir, at)) < 0 ||
 	    (rc = journal_oldest(&oldest, db->dir, gc_open_floor())) < 0 ||
-	    (rc = db->store->ops->open_publish(db->store, at, oldest,
+	    (rc = gc_hold_oldest(&held, &left, db->dir)) < 0)
+		return rc;
+	if (held < oldest)
+		oldest = held;  /* other directories' gc keeps it too */
+	if ((rc = db->store->ops->open_publish(db->store, at, oldest,
 	    oldest_all, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
 	db->open_unpublished = 0;

@@ -34,4 +34,16 @@ void gc_count_commit(perc_db *db);
 int  gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all);
 void gc_open_note(perc_db *db, int closing);
 void gc_count_flush(perc_db *db);
+
+/*
+ * Holds on gc (perc log): DIR/holds/NAME says that gc keeps history
+ * above ts until the wall time it names, ttl_ms from now (at most
+ * GC_HOLD_MAX_MS).  gc_hold_oldest: the oldest hold still in force
+ * (*ts UINT64_MAX: none), and the milliseconds it has left; holds past
+ * their time are removed.
+ */
+#define GC_HOLD_MAX_MS ((int64_t)86400 * 1000)
+int  gc_hold_set(const char *dir, const char *name, perc_ts ts,
+                 int64_t ttl_ms);
+int  gc_hold_oldest(perc_ts *ts, int64_t *left_ms, const char *dir);
 #endif

@@ -365,6 +365,34 @@ int  perc_gc(perc_ts *safe_point, uint64_t *removed, perc_db *db,
              int64_t retain_ms, unsigned flags);
 
 /*
+ * The change log (perc log): the committed puts and deletes above a
+ * timestamp, in commit order, a transaction's together in byte order
+ * of row, then column.  perc_log_open starts at since (with has_since;
+ * else at a fresh timestamp): PERC_ETOOOLD below gc's safe point,
+ * PERC_EUSAGE above the newest timestamp handed out.  Each
+ * perc_log_round gives fn every change (is_put 0: a delete, value
+ * empty) committed above the last round's end and at or below a fresh
+ * resolved timestamp, *resolved: no transaction will ever commit at or
+ * below it, and it never goes down.  A lock whose owner is gone is
+ * cleaned as a reader cleans it; a live one holds *resolved below its
+ * start, and perc_log_blocker tells which.  Each round holds gc at
+ * *resolved for PERC_LOG_HOLD seconds (perc-log(1)).
+ */
+typedef struct perc_log perc_log;
+typedef int (*perc_log_fn)(void *arg, perc_ts commit_ts, perc_bytes row,
+                           perc_bytes col, int is_put, perc_bytes value);
+
+int  perc_log_open(perc_log **out, perc_db *db, int has_since, perc_ts since,
+                   perc_bytes prefix, const perc_bytes *column);
+int  perc_log_round(perc_log *lg, perc_ts *resolved, perc_log_fn fn,
+                    void *arg);
+/* The live lock that holds the resolved timestamp back, if any: 1 with
+   its cell and start_ts (views valid until the next round), else 0. */
+int  perc_log_blocker(const perc_log *lg, perc_bytes *row, perc_bytes *col,
+                      perc_ts *start_ts);
+void perc_log_free(perc_log *lg);
+
+/*
  * Automatic gc, as git gc --auto: after PERC_GC_AUTO commits through
  * this data directory (default 10,000; 0: never) perc_gc_due returns 1,
  * once, to one of the processes that committed; that process should

@@ -112,6 +112,31 @@ struct store_gc {
 	perc_buf       resume;  /* the store's: where the next batch starts */
 };
 
+/*
+ * One batch of a read of the change log (perc log): the puts and
+ * deletes committed at a commit_ts in (from, to], whose row starts
+ * with prefix (and whose column is *column), in order of commit_ts,
+ * then row, then column, each given to change with its op (OP_PUT or
+ * OP_DELETE) and a put's value.  The store stops at the end of a
+ * commit_ts once it has given about max entries (it may give more, a
+ * transaction is never cut), and says in *upto that every entry at or
+ * below upto was given: to, and done, at the end; the caller starts
+ * the next batch from upto.  The entries are written in the atomic
+ * step that writes each cell's write record at commit_ts (commit,
+ * commit_many, commit_at_once), and dropped below gc's safe point.
+ */
+struct store_log {
+	perc_ts           from, to;
+	perc_bytes        prefix;
+	const perc_bytes *column;
+	size_t            max;
+	int             (*change)(void *arg, perc_ts commit_ts, perc_bytes row,
+	                          perc_bytes col, int op, perc_bytes value);
+	void             *arg;
+	perc_ts           upto;
+	int               done;
+};
+
 /* PERC_ETOOOLD, saying why: a snapshot below safe point sp. */
 int  gc_too_old(perc_ts sp);
 
@@ -264,6 +289,8 @@ struct store_ops {
 	int  (*safe_point)(struct store *s, perc_ts *out);
 	int  (*safe_point_raise)(struct store *s, perc_ts sp);
 	int  (*gc)(struct store *s, struct store_gc *gc);
+	/* The change log: one batch (struct store_log). */
+	int  (*log_read)(struct store *s, struct store_log *lg);
 
 	/* Walks. */
 	int  (*scan)(struct store *s, struct store_scan *sc);

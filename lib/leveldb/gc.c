@@ -53,7 +53,7 @@ ldb_safe_point_raise(struct store *base, perc_ts sp)
 	codec_put_u64(enc, sp);
 	b = kv_batch_new();
 	kv_batch_put(b, SAFE_POINT_KEY, 1, (const char *)enc, 8);
-	if ((rc = ldb_write(s, b, 1)) == 0)
+	if ((rc = ldb_log_trim(s, b, sp)) == 0 && (rc = ldb_write(s, b, 1)) == 0)
 		s->safe_point = sp;
 	kv_batch_free(b);
 	return rc;

@@ -176,6 +176,12 @@ int  ldb_failures_get(struct store *s, perc_buf *out, perc_bytes row,
 int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                       perc_bytes rec);
 
+/* log.c: the change log (perc log). */
+int  ldb_log_put(struct kv_batch *b, perc_bytes row, perc_bytes col, int op,
+                 perc_ts start_ts, perc_ts commit_ts);
+int  ldb_log_read(struct store *s, struct store_log *lg);
+int  ldb_log_trim(struct ldb_store *s, struct kv_batch *b, perc_ts sp);
+
 /* weak.c: weak notifications. */
 int  ldb_weak_pend(struct store *s, perc_bytes row, perc_bytes col,
                    perc_ts start_ts, perc_bytes primary);

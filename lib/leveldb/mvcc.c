@@ -219,6 +219,9 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 			if ((rc = codec_write_encode(&enc, &wr)) == 0)
 				kv_batch_put(b, c.key.data,
 				    c.key.len, enc.data, enc.len);
+			if (rc == 0)
+				rc = ldb_log_put(b, row, col, w->op, start_ts,
+				    commit_ts);
 			/* No lock here.  A lock-only write changes a
 			   head's written_at alone; and a load starts no
 			   head, so a cell without one may have nothing
@@ -265,7 +268,7 @@ commit_without_lock(struct store *base, perc_bytes row, perc_bytes col,
 
 /*
  * Add to b the commit of lock, read from head, at commit_ts: its write
- * record, and the head with the newest write for the lock, carrying
+ * record and change log entry, and the head with the newest write for the lock, carrying
  * the value the lock carried.
  */
 static int
@@ -285,8 +288,10 @@ commit_put(struct kv_batch *b, perc_bytes row, perc_bytes col,
 	if ((rc = ldb_put_head(b, &key, row, col, head, NULL, had,
 	    flags)) == 0 &&
 	    (rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
-	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0)
+	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0) {
 		kv_batch_put(b, key.data, key.len, enc.data, enc.len);
+		rc = ldb_log_put(b, row, col, lock->op, start_ts, commit_ts);
+	}
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
 	return rc;

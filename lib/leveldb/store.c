@@ -372,6 +372,7 @@ static const struct store_ops ldb_ops = {
 	.safe_point     = ldb_safe_point,
 	.safe_point_raise = ldb_safe_point_raise,
 	.gc             = ldb_gc,
+	.log_read       = ldb_log_read,
 	.scan           = ldb_scan,
 	.locks          = ldb_locks,
 	.raw            = ldb_raw,

@@ -12,6 +12,9 @@
  *   perc:{T:B}:v       a hash, codec key -> value
  *   perc:{T:B}:l       a sorted set of the bucket's lock keys only, so
  *                      that resolve-locks walks the locks, not the data
+ *   perc:{T:B}:g       the bucket's change log (perc log): a sorted set
+ *                      of one member per committed put or delete, in
+ *                      commit order (log.c, log_put in lua/common.lua)
  *   perc:{T:B}:lease:TS
  *                      the lease of transaction TS, whose primary row
  *                      is in bucket B: its owner's HOST TAB DIR, while
@@ -155,6 +158,9 @@ int rs_push(struct store *s, perc_bytes primary_row, perc_bytes primary_col,
 int rs_safe_point(struct store *s, perc_ts *out);
 int rs_safe_point_raise(struct store *s, perc_ts sp);
 int rs_gc(struct store *s, struct store_gc *gc);
+
+/* log.c: the change log (perc log). */
+int rs_log_read(struct store *s, struct store_log *lg);
 
 /* walk.c: scans, and the notify region. */
 int rs_scan(struct store *s, struct store_scan *sc);

@@ -319,6 +319,7 @@ static const struct store_ops redis_ops = {
 	.safe_point     = rs_safe_point,
 	.safe_point_raise = rs_safe_point_raise,
 	.gc             = rs_gc,
+	.log_read       = rs_log_read,
 	.scan           = rs_scan,
 	.locks          = rs_locks,
 	.raw            = rs_raw,

@@ -1,6 +1,7 @@
 -- lib/redis/lua/commit.lua - commit transaction start8 on cell P at
 -- commit8 (mvcc_commit_cell): if our lock is there, replace it by a
--- write record.  If it is gone, the write records answer: committed
+-- write record, and a put's or delete's entry in the change log
+-- (log_put).  If it is gone, the write records answer: committed
 -- before is success, anything else means we were rolled back.
 -- ARGV: P, start8, commit8, NP ('' unless an observer's ack commits
 -- here: then the notifications of the cell that its snapshot start8
@@ -59,6 +60,7 @@ if KEYS[4] then
 	redis.call('DEL', KEYS[4])
 end
 put(P .. '\2' .. inv8(commit8), lock_op(lock) .. start8)
+log_put(P, lock_op(lock), start8, commit8)
 for i = 1, #clear do
 	del(clear[i])
 end

@@ -142,6 +142,21 @@ local function del(key)
 	redis.call('ZREM', KEYS[1], key)
 end
 
+-- The bucket's change log (perc log; lib/redis/log.c): a sorted set
+-- beside KEYS[1], on the same slot, of one member per put or delete
+-- committed in the bucket: 'L', commit8 and P (codec_log_key), then
+-- the op and start8; all of score 0, in order of commit8, row, column.
+local function log_key()
+	return string.sub(KEYS[1], 1, -2) .. 'g'
+end
+
+local function log_put(P, op, start8, commit8)
+	if op == 'P' or op == 'D' then
+		redis.call('ZADD', log_key(), 0,
+		    'L' .. commit8 .. P .. op .. start8)
+	end
+end
+
 -- The value of cell P visible at snapshot ts8 (mvcc_read): the newest
 -- put or delete committed at or before it, with the lock check of
 -- read.lua (which says what kstart and kvisible are, and the reply).

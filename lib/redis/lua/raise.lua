@@ -1,10 +1,14 @@
 -- lib/redis/lua/raise.lua - raise gc's safe point, field 'g' of the hash
 -- KEYS[1] (a bucket's, read by refuse_below_safe_point, or the table's
--- own), to ARGV[1], an 8-byte timestamp; never lower it.  Returns the
--- safe point.
+-- own), to ARGV[1], an 8-byte timestamp; never lower it; and drop the
+-- bucket's change log entries at or below it.  Returns the safe point.
 local sp = redis.call('HGET', KEYS[1], 'g')
 if not sp or not le8(ARGV[1], sp) then
 	redis.call('HSET', KEYS[1], 'g', ARGV[1])
 	sp = ARGV[1]
+end
+-- A bucket's change log keeps nothing at or below it (log_put).
+if string.sub(KEYS[1], -2) == ':v' then
+	redis.call('ZREMRANGEBYLEX', log_key(), '-', '(L' .. sp .. '\255')
 end
 return sp
