@@ -124,6 +124,24 @@ say(int (*fn)(const char *, const char *, void *), void *arg,
 	return fn(key, value, arg);
 }
 
+
+/* log_hold: the oldest hold on gc (perc log), TS TAB SECONDS_LEFT. */
+static int
+say_log_hold(perc_db *db, int (*fn)(const char *key, const char *value,
+    void *arg), void *arg)
+{
+	perc_ts ts;
+	int64_t left;
+	int rc;
+
+	if ((rc = gc_hold_oldest(&ts, &left, db->dir)) < 0)
+		return rc;
+	if (ts == UINT64_MAX)
+		return fn("log_hold", "none", arg);
+	return say(fn, arg, "log_hold", "%" PRIu64 "\t%" PRId64, ts,
+	    (left + 999) / 1000);
+}
+
 /* observed: COLUMN<TAB>strong|weak<TAB>DIRTY_CELLS, one line a column,
    the strong ones first. */
 static int
@@ -182,7 +200,8 @@ perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
 	db_release(db);
 	if (rc < 0 ||
 	    (rc = say(fn, arg, "locks", "%" PRIu64, locks)) != 0 ||
-	    (rc = say(fn, arg, "safe_point", "%" PRIu64, sp)) != 0)
+	    (rc = say(fn, arg, "safe_point", "%" PRIu64, sp)) != 0 ||
+	    (rc = say_log_hold(db, fn, arg)) != 0)
 		return rc;
 	return say_observed(db, fn, arg);
 }

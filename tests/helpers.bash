@@ -8,10 +8,10 @@ PERC_SRC=${PERC_SRC:-"$BATS_TEST_DIRNAME/.."}
 PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
-COMMANDS="abort begin commit del gc get help init load notify resolve-locks
+COMMANDS="abort begin commit del gc get help init load log notify resolve-locks
 	run-observer scan scan-notify set shell show status ts"
 # The ones that need a data directory.
-DATA_COMMANDS="abort begin commit del gc get load notify resolve-locks scan
+DATA_COMMANDS="abort begin commit del gc get load log notify resolve-locks scan
 	scan-notify set shell show status ts"
 
 # The store the suite runs on: leveldb (the default), or redis, where

@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# tests/log.bats - perc log: the committed puts and deletes in commit
+# order, a transaction's together, with resolved lines that a later
+# --since continues from with no gap and no repeat
+
+load helpers
+
+setup() {
+	perc_fresh_dir
+	OUT="$BATS_TEST_TMPDIR/out"
+}
+
+# The log's lines without its resolved lines.
+changes() {
+	perc log "$@" | awk -F '\t' '$4 != "resolved"'
+}
+
+@test "log: puts and deletes in commit order, a delete of nothing too; no lock-only writes, rollbacks or notifications" {
+	perc init --observe-weak agg --observe doc "$PERC_DIR"
+	T0=$(perc ts)
+	perc set r1 c1 v1
+	perc set doc d1 x
+	perc del r1 c1
+	perc del nothing here
+	T=$(perc begin)
+	perc set -t "$T" r2 c2 gone
+	perc get --lock -t "$T" r1 c1 > /dev/null || true
+	perc abort -t "$T"
+	T=$(perc begin)
+	perc get --lock -t "$T" doc d1 > /dev/null
+	perc notify -t "$T" w agg
+	perc set -t "$T" z c after
+	perc commit -t "$T" > /dev/null
+	perc notify w agg
+	run -0 changes --since "$T0"
+	[ "${#lines[@]}" -eq 5 ]
+	[[ ${lines[0]} == *$'\tr1\tc1\tput\tv1' ]]
+	[[ ${lines[1]} == *$'\tdoc\td1\tput\tx' ]]
+	[[ ${lines[2]} == *$'\tr1\tc1\tdel\t' ]]
+	[[ ${lines[3]} == *$'\tnothing\there\tdel\t' ]]
+	[[ ${lines[4]} == *$'\tz\tc\tput\tafter' ]]
+	# Commit order: the timestamps rise.
+	perc log --since "$T0" | awk -F '\t' '$1 <= prev { exit 1 } { prev = $1 }'
+	# The last line is the resolved line, and only it.
+	run -0 perc log --since "$T0"
+	[[ ${lines[-1]} =~ ^[0-9]+$'\t\t\tresolved\t'$ ]]
+	[ "$(perc log --since "$T0" | grep -c resolved)" -eq 1 ]
+}
+
+@test "log: a transaction's writes together under its commit timestamp, by row then column; two runs print the same bytes" {
+	T0=$(perc ts)
+	T=$(perc begin)
+	perc set -t "$T" b y 2
+	perc set -t "$T" a z 3
+	perc set -t "$T" b x 1
+	perc set -t "$T" a a 4
+	C=$(perc commit -t "$T")
+	perc set c c 5
+	run -0 changes --since "$T0"
+	assert_output "$(printf '%s\ta\ta\tput\t4\n%s\ta\tz\tput\t3\n%s\tb\tx\tput\t1\n%s\tb\ty\tput\t2' "$C" "$C" "$C" "$C")
+$(perc log --since "$T0" | sed -n 5p)"
+	R=$(perc log --since "$T0" | tail -n 1 | cut -f1)
+	perc log --since "$T0" | head -n 5 > "$OUT.1"
+	perc log --since "$T0" | head -n 5 > "$OUT.2"
+	cmp "$OUT.1" "$OUT.2"
+	[ "$(perc log --since "$T0" | sed -n 5p | cut -f1)" -le "$R" ]
+}
+
+@test "log: --prefix and --column filter; binary rows and values are escaped as scan escapes them" {
+	T0=$(perc ts)
+	perc set user1 name ann
+	perc set user1 mail a@x
+	perc set item1 name box
+	printf 'v\tal\nue\\' | perc set -e 'us\x00er\x09' name
+	run -0 changes --since "$T0" --prefix user
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 changes --since "$T0" --column name
+	[ "${#lines[@]}" -eq 3 ]
+	run -0 changes --since "$T0" --prefix user --column mail
+	[[ $output == *$'\tuser1\tmail\tput\ta@x' ]]
+	changes --since "$T0" --prefix us | tail -n 1 | cut -f2- > "$OUT"
+	perc scan --prefix us | grep '^us\\x00' > "$OUT.scan"
+	[ "$(cut -f1 "$OUT")" = "$(cut -f1 "$OUT.scan")" ]
+	[ "$(cut -f4 "$OUT")" = "$(cut -f3 "$OUT.scan")" ]
+	[ "$(cut -f4 "$OUT")" = 'v\tal\nue\\' ]
+}
+
+@test "log: --since a resolved timestamp continues with no gap and no repeat" {
+	T0=$(perc ts)
+	perc set a c 1
+	perc set b c 2
+	R=$(perc log --since "$T0" | tail -n 1 | cut -f1)
+	perc set c c 3
+	perc del a c
+	run -0 changes --since "$R"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == *$'\tc\tc\tput\t3' ]]
+	[[ ${lines[1]} == *$'\ta\tc\tdel\t' ]]
+	# The two runs together are the one run from T0.
+	{ changes --since "$T0" | head -n 2; changes --since "$R"; } > "$OUT.1"
+	changes --since "$T0" > "$OUT.2"
+	cmp "$OUT.1" "$OUT.2"
+}
+
+@test "log: a live lock holds the resolved timestamp below its start, and log does not wait for it" {
+	T0=$(perc ts)
+	perc set a c 1
+	T=$(perc begin)
+	perc set -t "$T" b c 2
+	start_live_commit "$T" b c
+	run -0 perc log --since "$T0"
+	R=$(printf '%s\n' "$output" | tail -n 1 | cut -f1)
+	[ "$R" -lt "$T" ]
+	[[ $output != *$'\tb\tc\t'* ]]
+	kill_live_commit
+	# Its owner is gone: the next log cleans the lock, as a reader would
+	# (rolled back: the commit never reached its commit point).
+	run -0 perc log --since "$R"
+	[[ $output != *$'\tb\tc\t'* ]]
+	R2=$(printf '%s\n' "$output" | tail -n 1 | cut -f1)
+	[ "$R2" -gt "$T" ]
+	run -0 perc status
+	assert_line "$(printf 'locks\t0')"
+}
+
+@test "log: a commit that died past its commit point appears whole once resolved" {
+	for fp in after-commit-primary after-commit-secondary; do
+		T0=$(perc ts)
+		stuck_commit "$fp"
+		run -0 changes --since "$T0"
+		# a, b, c at their old values, then the three new ones together.
+		[ "${#lines[@]}" -eq 6 ]
+		C=$(printf '%s\n' "${lines[3]}" | cut -f1)
+		[ "$(printf '%s\n' "${lines[@]:3}" | cut -f1 | sort -u)" = "$C" ]
+		[[ ${lines[3]} == *$'\ta\tcol\tput\tnew-a' ]]
+		[[ ${lines[4]} == *$'\tb\tcol\tput\tnew-b' ]]
+		[[ ${lines[5]} == *$'\tc\tcol\tput\tnew-c' ]]
+	done
+}
+
+@test "log: --since below gc's safe point exits 8 naming it, before printing anything; above the newest timestamp exits 2" {
+	T0=$(perc ts)
+	perc set a c 1
+	perc set a c 2
+	PERC_LOG_HOLD=0 perc log --since "$T0" > /dev/null
+	SP=$(perc gc --retain 0 | cut -f1)
+	[ "$SP" -gt "$T0" ]
+	run -8 --separate-stderr perc log --since "$T0"
+	assert_output ''
+	assert_error_line "*safe point $SP*"
+	run -0 perc log --since "$SP"
+	run -2 --separate-stderr perc log --since $(( $(perc ts) + 1000000 ))
+	assert_output ''
+}
+
+@test "log: a run holds gc at its resolved timestamp for PERC_LOG_HOLD seconds, which status shows" {
+	T0=$(perc ts)
+	perc set a c 1
+	R=$(perc log --since "$T0" | tail -n 1 | cut -f1)
+	run -0 perc status
+	assert_line --regexp "^log_hold	$R	[0-9]+$"
+	perc set a c 2
+	SP=$(perc gc --retain 0 | cut -f1)
+	[ "$SP" -le "$R" ]
+	run -0 changes --since "$R"
+	[[ $output == *$'\ta\tc\tput\t2' ]]
+	# A hold past its time holds nothing.
+	rm -rf "$PERC_DIR/holds"
+	PERC_LOG_HOLD=0 perc log > /dev/null
+	run -0 perc status
+	assert_line "$(printf 'log_hold\tnone')"
+}
+
+@test "log --follow: prints a later commit, and ends with exit 0 after a resolved line on SIGTERM and on a closed output" {
+	perc log --follow > "$OUT" 2> "$OUT.err" &
+	PID=$!
+	BG_PIDS+=("$PID")
+	poll 100 grep -q resolved "$OUT"
+	perc set later c v
+	poll 100 grep -q $'\tlater\tc\tput\tv$' "$OUT"
+	kill -TERM "$PID"
+	run -0 wait "$PID"
+	[[ $(tail -n 1 "$OUT") =~ ^[0-9]+$'\t\t\tresolved\t'$ ]]
+	# The resolved timestamps never go down.
+	grep resolved "$OUT" | cut -f1 | sort -c -n
+	run -0 timeout 30 bash -c 'perc log --follow | head -n 1; exit ${PIPESTATUS[0]}'
+	[[ $output =~ ^[0-9]+$'\t\t\tresolved\t'$ ]]
+}
+
+# Replay perc log's lines into data directory $1 through perc shell:
+# set and del, each word in the shell's escaped form.
+replay() {
+	awk -F '\t' '
+	function word(s) { if (s == "") return "\\e"; gsub(/ /, "\\x20", s); return s }
+	$4 == "put" { print "set " word($2) " " word($3) " " word($5) }
+	$4 == "del" { print "del " word($2) " " word($3) }' |
+	    perc -d "$1" shell | { ! grep '^err'; }
+}
+
+@test "log: a copy made by ts, scan --at and load, then kept by replaying log --since, ends byte-identical after a bank workload with crashes" {
+	for i in 0 1 2 3 4; do perc set "acct$i" bal 100; done
+	perc set 'odd row' 'a col' $'x\ty'
+	COPY="$BATS_TEST_TMPDIR/copy"
+	perc_fresh_dir copy
+	SRC="$BATS_TEST_TMPDIR/db"
+	export PERC_DIR="$SRC"
+	T0=$(perc ts)
+	# The bank: transfers, some dying at every step of their commit.
+	n=0
+	for fp in '' after-prewrite-primary after-prewrite '' \
+	    after-commit-primary after-commit-secondary '' kill; do
+		n=$((n + 1))
+		from="acct$((n % 5))" to="acct$(((n + 2) % 5))"
+		T=$(perc begin)
+		a=$(perc get -t "$T" "$from" bal)
+		b=$(perc get -t "$T" "$to" bal)
+		perc set -t "$T" "$from" bal $((a - n))
+		perc set -t "$T" "$to" bal $((b + n))
+		case $fp in
+		'') perc commit -t "$T" > /dev/null ;;
+		kill)
+			start_live_commit "$T" "$from" bal after-prewrite
+			kill_live_commit ;;
+		*) env PERC_FAILPOINT="$fp" perc commit -t "$T" > /dev/null ||
+			true ;;
+		esac
+		[ $n -eq 4 ] && perc del 'odd row' 'a col'
+	done
+	perc scan --at "$T0" | perc -d "$COPY" load > /dev/null
+	perc log --since "$T0" | replay "$COPY"
+	# Nothing is left locked once a reader has passed.
+	perc scan > "$OUT.src"
+	perc -d "$COPY" scan > "$OUT.copy"
+	cmp "$OUT.src" "$OUT.copy"
+	# The books balance.
+	[ "$(cut -f3 "$OUT.src" | grep -E '^[0-9]+$' | paste -sd+ | bc)" -eq 500 ]
+}
