@@ -34,7 +34,8 @@ store_line() {
 open_transactions	0
 oldest_open_start	none
 locks	0
-safe_point	0"
+safe_point	0
+log_hold	none"
 	run -0 perc status --transactions
 	assert_output ''
 	run -2 --separate-stderr perc status extra
