@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
@@ -63,7 +64,7 @@ group_flush(perc_txn *txn, struct group *g, const struct write *w)
 {
 	struct store *s = txn->db->store;
 
-	if (g == NULL || !g->on)
+	if (!g->on)
 		return 0;
 	if (w != NULL) {
 		g->cells++;
@@ -245,124 +246,6 @@ prewrite_cell(perc_ts *committed_at, perc_txn *txn, const struct write *w,
 }
 
 /*
- * Cells sent together where the store can (store_ops.prewrite_many and
- * commit_many: a round trip a master for them all, where one each made
- * a Redis load of 100,000 cells take minutes); a cell the store could
- * not do so takes its step again alone, which finds its work done or
- * deals with what is in the way as ever.
- */
-#define MANY_CELLS 1024
-
-static int
-prewrite_many(perc_ts *committed_at, perc_txn *txn, size_t from, size_t n,
-    struct lock_rec *lock)
-{
-	/* Zeroed: gcc -O1 cannot tell that n > 0 fills them. */
-	const struct write *w[MANY_CELLS] = { NULL };
-	unsigned flags[MANY_CELLS] = { 0 };
-	int done[MANY_CELLS];
-	struct store *s = txn->db->store;
-	struct group none = { 0, 0, 0 };
-	size_t i;
-	int rc;
-
-	for (i = 0; i < n; i++) {
-		w[i] = nth(&txn->writes, from + i);
-		flags[i] = cell_flags(txn, w[i]);
-	}
-	if ((rc = s->ops->prewrite_many(s, w, flags, n, lock, done)) < 0)
-		return rc;
-	for (i = 0; i < n && rc == 0; i++)
-		if (!done[i])
-			rc = prewrite_cell(committed_at, txn, w[i], lock, &none);
-	return rc;
-}
-
-static int
-commit_many(perc_txn *txn, size_t from, size_t n, perc_ts commit_ts)
-{
-	const struct write *w[MANY_CELLS] = { NULL };   /* as above */
-	int done[MANY_CELLS];
-	struct store *s = txn->db->store;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < n; i++)
-		w[i] = nth(&txn->writes, from + i);
-	if ((rc = s->ops->commit_many(s, w, n, txn->journal.start_ts,
-	    commit_ts, done)) < 0)
-		return rc;
-	for (i = 0; i < n && rc == 0; i++)
-		if (!done[i])
-			rc = s->ops->commit(s, row_of(w[i]), col_of(w[i]),
-			    txn->journal.start_ts, commit_ts, 0);
-	return rc;
-}
-
-/* Roll back the first n cells of this transaction, in commit order. */
-static int
-roll_back_own(perc_txn *txn, size_t n)
-{
-	const struct writeset *ws = &txn->writes;
-	struct store *s = txn->db->store;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < n && rc == 0; i++)
-		rc = s->ops->rollback(s, row_of(nth(ws, i)),
-		    col_of(nth(ws, i)), txn->journal.start_ts,
-		    i == 0 ? STORE_PRIMARY : 0);
-	return rc;
-}
-
-/* Commit every secondary at commit_ts, and settle the weak
-   notifications; the commit point is behind us. */
-static int
-commit_secondaries(perc_txn *txn, perc_ts commit_ts)
-{
-	const struct writeset *ws = &txn->writes;
-	struct store *s = txn->db->store;
-	struct group g = { 0, 0, 0 };
-	int64_t held = clock_mono_ms();
-	size_t i, n;
-	int rc = 0;
-
-	for (i = 1; i < ws->n && rc == 0; i++) {
-		if (i > 1 && s->ops->commit_many != NULL) {
-			n = ws->n - i < MANY_CELLS ? ws->n - i : MANY_CELLS;
-			rc = commit_many(txn, i, n, commit_ts);
-			i += n - 1;
-			db_progress(txn->db, "cells committed", i + 1);
-			continue;
-		}
-		rc = s->ops->commit(s, row_of(nth(ws, i)), col_of(nth(ws, i)),
-		    txn->journal.start_ts, commit_ts, bulk_flag(txn));
-		if (rc == 0 && i == 1 && (rc = failpoint(txn->db,
-		    "after-commit-secondary")) == 0)
-			rc = group_start(txn, &g);
-		else if (rc == 0)
-			rc = group_flush(txn, &g, nth(ws, i));
-		if (rc == 0)
-			rc = yield_store(txn, &g, &held, NULL);
-		if ((i & 1023) == 1023)
-			db_progress(txn->db, "cells committed", i + 1);
-	}
-	if (rc == 0)
-		db_progress(txn->db, "cells committed", ws->n);
-	rc = group_end(txn, &g, rc);
-	/* The weak notifications pending since before the commit point. */
-	if (rc == 0)
-		rc = weak_settle_all(txn, commit_ts, 0);
-	if (rc < 0)
-		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
-		    "transaction %s committed at %llu but its secondaries "
-		    "could not all be finished (%s); readers will finish "
-		    "them, or run 'perc resolve-locks'", txn->journal.handle,
-		    (unsigned long long)commit_ts, perc_errmsg());
-	return 0;
-}
-
-/*
  * The commit point: the primary's write record, durable, with, for an
  * observer, the clearing of the notifications it handled in the same
  * single-row step, and the dropping of our lease.
@@ -405,67 +288,199 @@ keep_lease(int64_t *renewed, perc_txn *txn)
 }
 
 /*
- * The prewrites: 0 when every cell is locked, PERC_ECOMMITTED when an
- * earlier run of this commit already passed the commit point, else the
- * failure, with *done set to how many cells this transaction locked.
+ * A run of one step over the transaction's cells (lib/batch.c), in
+ * commit order, and what a long one keeps up between two steps.
+ */
+struct run {
+	perc_txn        *txn;
+	struct group     g;
+	int64_t          held;          /* yield_store's */
+	int64_t          renewed;       /* the heartbeat's */
+	int              beats;         /* the primary is not committed */
+	const char      *failpoint;     /* after the first step */
+	struct lock_rec *lock;          /* prewrite's */
+	perc_ts         *committed_at;  /* prewrite's */
+	perc_ts          commit_ts;     /* commit's */
+};
+
+static const struct write *
+run_cell(void *arg, size_t k)
+{
+	struct run *r = arg;
+
+	return nth(&r->txn->writes, k);
+}
+
+/*
+ * Between two steps: after the first, the failpoint, and the store
+ * starts gathering a bulk commit's writes; after the others, what is
+ * gathered is written when it is big.  Then the heartbeat, before the
+ * commit point, and the others' turn at the store (yield_store).
+ */
+static int
+pace(void *arg, const struct write *w, int first)
+{
+	struct run *r = arg;
+	int rc = 0;
+
+	if (first) {
+		if ((rc = failpoint(r->txn->db, r->failpoint)) == 0)
+			rc = group_start(r->txn, &r->g);
+	} else if (w != NULL) {
+		rc = group_flush(r->txn, &r->g, w);
+	}
+	if (rc == 0 && r->beats)
+		rc = keep_lease(&r->renewed, r->txn);
+	if (rc == 0)
+		rc = yield_store(r->txn, &r->g, &r->held,
+		    r->beats ? &r->renewed : NULL);
+	return rc;
+}
+
+static int
+prewrite_one(void *arg, const struct write *w)
+{
+	struct run *r = arg;
+
+	return prewrite_cell(r->committed_at, r->txn, w, r->lock, &r->g);
+}
+
+static int
+prewrite_batch(void *arg, const struct write *const *w, size_t n,
+    int *done)
+{
+	struct run *r = arg;
+	struct store *s = r->txn->db->store;
+	unsigned flags[BATCH_CELLS] = { 0 };    /* as batch.c's w */
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		flags[i] = cell_flags(r->txn, w[i]);
+	return s->ops->prewrite_many(s, w, flags, n, r->lock, done);
+}
+
+/* The lock that the prewrites leave on each cell. */
+static int
+lock_init(struct lock_rec *lock, perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	perc_db *db = txn->db;
+	int rc;
+
+	memset(lock, 0, sizeof(*lock));
+	lock->start_ts = txn->journal.start_ts;
+	lock->wall_ms = (uint64_t)clock_wall_ms();
+	lock->ttl_ms = db->ttl_ms;
+	lock->pid = (uint32_t)getpid();
+	lock->large = is_large(ws);
+	if ((rc = buf_set(&lock->host, db->host, strlen(db->host))) < 0 ||
+	    (rc = buf_addb(&lock->primary_row, row_of(nth(ws, 0)))) < 0)
+		return rc;
+	return buf_addb(&lock->primary_col, col_of(nth(ws, 0)));
+}
+
+/*
+ * The prewrites, the primary first: 0 when every cell is locked,
+ * PERC_ECOMMITTED when an earlier run of this commit already passed
+ * the commit point, else the failure, with *done set to how many
+ * cells this transaction locked (batch_run's count).
  */
 static int
 prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 {
-	const struct writeset *ws = &txn->writes;
 	struct lock_rec lock;
-	struct group g = { 0, 0, 0 };
-	perc_db *db = txn->db;
-	int64_t renewed = clock_mono_ms(), held = renewed;
-	size_t n;
-	int rc = 0;
+	struct run r = { .txn = txn, .held = clock_mono_ms(), .beats = 1,
+	    .failpoint = "after-prewrite-primary", .lock = &lock,
+	    .committed_at = committed_at };
+	struct batch b = { .cell = run_cell, .one = prewrite_one,
+	    .after = pace, .arg = &r, .first_alone = 1, .db = txn->db,
+	    .counted = "cells locked" };
+	int rc;
 
-	memset(&lock, 0, sizeof(lock));
-	lock.start_ts = txn->journal.start_ts;
-	lock.wall_ms = (uint64_t)clock_wall_ms();
-	lock.ttl_ms = db->ttl_ms;
-	lock.pid = (uint32_t)getpid();
-	lock.large = is_large(ws);
-	if ((rc = buf_set(&lock.host, db->host, strlen(db->host))) < 0 ||
-	    (rc = buf_addb(&lock.primary_row, row_of(nth(ws, 0)))) < 0 ||
-	    (rc = buf_addb(&lock.primary_col, col_of(nth(ws, 0)))) < 0)
-		goto done;
-	for (*done = 0; *done < ws->n && rc == 0; ) {
-		if (*done > 0 && db->store->ops->prewrite_many != NULL) {
-			n = ws->n - *done < MANY_CELLS ? ws->n - *done :
-			    MANY_CELLS;
-			rc = prewrite_many(committed_at, txn, *done, n, &lock);
-			/* Counted, failed or not: rolling back a cell that
-			   this transaction did not lock changes nothing. */
-			*done += n;
-			if (rc == 0)
-				rc = keep_lease(&renewed, txn);
-			db_progress(db, "cells locked", *done);
-			continue;
-		}
-		if ((rc = prewrite_cell(committed_at, txn, nth(ws, *done),
-		    &lock, &g)) < 0)
-			break;
-		if (*done == 0 &&
-		    ((rc = failpoint(db, "after-prewrite-primary")) < 0 ||
-		    (rc = group_start(txn, &g)) < 0))
-			break;
-		if ((*done & 1023) == 1023)
-			db_progress(db, "cells locked", *done + 1);
-		if ((*done > 0 && (rc = group_flush(txn, &g,
-		    nth(ws, *done))) < 0) ||
-		    (rc = keep_lease(&renewed, txn)) < 0 ||
-		    (rc = yield_store(txn, &g, &held, &renewed)) < 0)
-			break;
-		++*done;
+	r.renewed = r.held;
+	if (txn->db->store->ops->prewrite_many != NULL)
+		b.many = prewrite_batch;
+	if ((rc = lock_init(&lock, txn)) == 0) {
+		rc = batch_run(&b, 0, txn->writes.n);
+		*done = b.done;
+		/* What is gathered is written: a rollback must see those
+		   locks. */
+		rc = group_end(txn, &r.g, rc);
+		if (rc == 0)
+			rc = failpoint(txn->db, "after-prewrite");
 	}
-	/* What is gathered is written: a rollback must see those locks. */
-	rc = group_end(txn, &g, rc);
-	if (rc == 0)
-		rc = failpoint(db, "after-prewrite");
-done:
 	codec_lock_dispose(&lock);
 	return rc;
+}
+
+static int
+commit_one(void *arg, const struct write *w)
+{
+	struct run *r = arg;
+	struct store *s = r->txn->db->store;
+
+	return s->ops->commit(s, row_of(w), col_of(w),
+	    r->txn->journal.start_ts, r->commit_ts, bulk_flag(r->txn));
+}
+
+static int
+commit_batch(void *arg, const struct write *const *w, size_t n, int *done)
+{
+	struct run *r = arg;
+	struct store *s = r->txn->db->store;
+
+	return s->ops->commit_many(s, w, n, r->txn->journal.start_ts,
+	    r->commit_ts, done);
+}
+
+/* Commit every secondary at commit_ts, and settle the weak
+   notifications; the commit point is behind us. */
+static int
+commit_secondaries(perc_txn *txn, perc_ts commit_ts)
+{
+	struct run r = { .txn = txn, .held = clock_mono_ms(),
+	    .failpoint = "after-commit-secondary", .commit_ts = commit_ts };
+	struct batch b = { .cell = run_cell, .one = commit_one,
+	    .after = pace, .arg = &r, .first_alone = 1, .db = txn->db,
+	    .counted = "cells committed" };
+	int rc;
+
+	if (txn->db->store->ops->commit_many != NULL)
+		b.many = commit_batch;
+	if ((rc = batch_run(&b, 1, txn->writes.n)) == 0)
+		db_progress(txn->db, "cells committed", txn->writes.n);
+	rc = group_end(txn, &r.g, rc);
+	/* The weak notifications pending since before the commit point. */
+	if (rc == 0)
+		rc = weak_settle_all(txn, commit_ts, 0);
+	if (rc < 0)
+		return error_set(rc == PERC_ECONFLICT ? PERC_EIO : rc,
+		    "transaction %s committed at %llu but its secondaries "
+		    "could not all be finished (%s); readers will finish "
+		    "them, or run 'perc resolve-locks'", txn->journal.handle,
+		    (unsigned long long)commit_ts, perc_errmsg());
+	return 0;
+}
+
+static int
+rollback_one(void *arg, const struct write *w)
+{
+	struct run *r = arg;
+	struct store *s = r->txn->db->store;
+
+	return s->ops->rollback(s, row_of(w), col_of(w),
+	    r->txn->journal.start_ts,
+	    w == nth(&r->txn->writes, 0) ? STORE_PRIMARY : 0);
+}
+
+/* Roll back the first n cells of this transaction, in commit order. */
+static int
+roll_back_own(perc_txn *txn, size_t n)
+{
+	struct run r = { .txn = txn };
+	struct batch b = { .cell = run_cell, .one = rollback_one, .arg = &r };
+
+	return batch_run(&b, 0, n);
 }
 
 /*

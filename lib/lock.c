@@ -8,9 +8,9 @@
  * or has overrun its TTL, and starts on the primary, so the owner's
  * own commit of the primary fails from then on.
  */
-#include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "buf.h"
 #include "clock.h"
 #include "error.h"
@@ -181,7 +181,8 @@ lock_batch_add(struct lock_batch *b, perc_bytes row, perc_bytes col,
 	if (lock->start_ts == b->decided.start_ts && batchable(b) &&
 	    !(bytes_eq(row, buf_bytes(&lock->primary_row)) &&
 	    bytes_eq(col, buf_bytes(&lock->primary_col)))) {
-		if (b->held.n == LOCK_BATCH && (rc = lock_batch_flush(b)) != 0)
+		if (b->held.n == BATCH_CELLS &&
+		    (rc = lock_batch_flush(b)) != 0)
 			return rc;
 		return writeset_append(&b->held, &b->cap, OP_LOCK, row, col,
 		    bytes_of("", 0));
@@ -194,45 +195,65 @@ lock_batch_add(struct lock_batch *b, perc_bytes row, perc_bytes col,
 	    action) : 0;
 }
 
+/* The run over the held locks of b->decided (batch.h): its hooks. */
+static const struct write *
+held_cell(void *arg, size_t k)
+{
+	struct lock_batch *b = arg;
+
+	return &b->held.w[k];
+}
+
+static int
+settle_held(void *arg, const struct write *w)
+{
+	struct lock_batch *b = arg;
+
+	return settle_secondary(b->db->store, buf_bytes(&w->row),
+	    buf_bytes(&w->col), b->decided.start_ts, b->decided.commit_ts);
+}
+
+static int
+settle_held_together(void *arg, const struct write *const *w, size_t n,
+    int *done)
+{
+	struct lock_batch *b = arg;
+	struct store *s = b->db->store;
+	struct lock_fate d = b->decided;
+
+	if (d.commit_ts != 0)
+		return s->ops->commit_many(s, w, n, d.start_ts, d.commit_ts,
+		    done);
+	return s->ops->rollback_many(s, w, n, d.start_ts, done);
+}
+
+static int
+report_held(void *arg, const struct write *w)
+{
+	struct lock_batch *b = arg;
+
+	return b->report(b->arg, buf_bytes(&w->row), buf_bytes(&w->col),
+	    b->decided.start_ts, b->decided.commit_ts != 0 ?
+	    RESOLVE_FORWARD : RESOLVE_BACK);
+}
+
 /*
- * A cell the store did not do with the others (it met something else:
- * another lock, no replica in time) is done alone, which says what.
+ * The held locks go together; one the store did not do with the others
+ * (it met something else: another lock, no replica in time) is done
+ * alone, which says what.
  */
 int
 lock_batch_flush(struct lock_batch *b)
 {
-	struct store *s = b->db->store;
-	const struct store_ops *ops = s->ops;
-	struct lock_fate d = b->decided;
-	const struct write **w = NULL;
-	int *done = NULL, action, rc = 0;
-	size_t i, n = b->held.n;
+	struct batch run = { .cell = held_cell, .many = settle_held_together,
+	    .one = settle_held, .each = b->report != NULL ? report_held : NULL,
+	    .arg = b };
+	int rc;
 
-	if (n == 0)
+	if (b->held.n == 0)
 		return 0;
-	if ((w = calloc(n, sizeof(*w))) == NULL ||
-	    (done = calloc(n, sizeof(*done))) == NULL) {
-		rc = error_set(PERC_EIO, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		w[i] = &b->held.w[i];
-	rc = d.commit_ts != 0 ? ops->commit_many(s, w, n, d.start_ts,
-	    d.commit_ts, done) : ops->rollback_many(s, w, n, d.start_ts, done);
-	action = d.commit_ts != 0 ? RESOLVE_FORWARD : RESOLVE_BACK;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (!done[i])
-			rc = settle_secondary(s, buf_bytes(&w[i]->row),
-			    buf_bytes(&w[i]->col), d.start_ts, d.commit_ts);
-		if (rc == 0 && b->report)
-			rc = b->report(b->arg, buf_bytes(&w[i]->row),
-			    buf_bytes(&w[i]->col), d.start_ts, action);
-	}
-out:
-	free(w);
-	free(done);
-	writeset_dispose(&b->held);
-	b->cap = 0;
+	rc = batch_run(&run, 0, b->held.n);
+	lock_batch_dispose(b);
 	return rc;
 }
 

@@ -31,7 +31,7 @@ int  lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
  * A walk's resolution of many locks (resolve-locks, gc): as
  * lock_resolve's, but the other locks of a transaction already
  * settled are put off and then committed or rolled back together,
- * LOCK_BATCH at a time, where the store can (commit_many,
+ * BATCH_CELLS at a time (batch.h), where the store can (commit_many,
  * rollback_many).  report, when not NULL, hears of each lock once it
  * is done, in the order they came; a non-zero return stops the walk.
  * Finish with lock_batch_flush, then lock_batch_dispose.
@@ -46,8 +46,6 @@ struct lock_batch {
 	struct writeset  held;          /* put-off locks of decided */
 	size_t           cap;
 };
-
-#define LOCK_BATCH 1024
 
 int  lock_batch_add(struct lock_batch *b, perc_bytes row, perc_bytes col,
                     const struct lock_rec *lock);
