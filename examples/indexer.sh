@@ -19,7 +19,8 @@
 #   indexer.sh DIR run [PASSES]     index: both observers, one --once
 #                                       pass after the other, until no
 #                                       cell is dirty (exit 1 if still
-#                                       dirty after PASSES, default 100)
+#                                       dirty after PASSES, default 100;
+#                                       WORKERS=N: N runners each)
 #   indexer.sh DIR serve            both observers in the background,
 #                                       until SIGINT or SIGTERM
 #   indexer.sh DIR verify           compare the index's counts with a
@@ -28,6 +29,9 @@
 #   indexer.sh DIR index            print the index: WORD TOTAL DOCS
 #   indexer.sh DIR batch            print the batch recomputation, in
 #                                       the same form
+#   indexer.sh DIR reindex          print the whole index recomputed in
+#                                       batch, postings, word lists and
+#                                       counts, in perc load's form
 #
 # A document is any row with a value in column doc; the generated ones
 # are doc00001, doc00002, ...  A word is a run of letters and digits,
@@ -68,7 +72,7 @@ self=$(cd "$(dirname "$0")" && pwd -P)/$(basename "$0")
 
 usage() {
 	echo "usage: $prog DIR [init | load FIRST N [V] | delete FIRST N |" \
-	    "run [PASSES] | serve | verify | index | batch]" >&2
+	    "run [PASSES] | serve | verify | index | batch | reindex]" >&2
 	exit 2
 }
 
@@ -255,7 +259,8 @@ drain() {
 		[ -n "$(perc scan-notify)" ] || return 0
 		for column in doc count; do
 			rc=0
-			perc run-observer --once --quiet --coprocess "$column" \
+			perc run-observer --once --quiet --coprocess \
+			    --workers "${WORKERS:-1}" "$column" \
 			    -- "$self" "$PERC_DIR" "observe-$column" || rc=$?
 			[ "$rc" -le 1 ] || return "$rc"
 		done
@@ -303,13 +308,51 @@ batch() {
 	join -t "$(printf '\t')" "$tmp/total" "$tmp/docs"
 }
 
-# verify: the index against the batch, and no delta left uncounted.
+# reindex: what a batch indexer would write, from the documents alone:
+# every posting, word list and count (a word list in no set order).
+reindex() {
+	perc scan --column doc | awk -F '\t' '
+	{
+		text = $3
+		gsub(/\\(\\|t|n|x[0-9a-fA-F][0-9a-fA-F])/, " ", text)
+		text = tolower(text)
+		gsub(/[^a-z0-9]+/, " ", text)
+		n = split(text, words, " ")
+		split("", count)
+		for (i = 1; i <= n; i++)
+			count[words[i]]++
+		list = ""
+		for (w in count) {
+			printf "p:%s:%s\tn\t%d\n", w, $1, count[w]
+			list = list (list == "" ? "" : " ") w ":" count[w]
+			total[w] += count[w]
+			docs[w]++
+		}
+		if (list != "")
+			printf "%s\twords\t%s\n", $1, list
+	}
+	END {
+		for (w in total)
+			printf "w:%s\tdocs\t%d\nw:%s\ttotal\t%d\n", w, docs[w],
+			    w, total[w]
+	}'
+}
+
+# verify: the index's counts against the batch's, its postings and
+# counts against a batch reindex, and no delta left uncounted.
 verify() {
 	index > "$tmp/index" || die "cannot read the index"
 	batch > "$tmp/batch" || die "cannot read the documents"
 	if ! cmp -s "$tmp/index" "$tmp/batch"; then
 		diff "$tmp/batch" "$tmp/index" | head -20 >&2
 		die "the index differs from the batch recomputation"
+	fi
+	perc scan | grep -E '^[pw]:' > "$tmp/cells"
+	reindex | grep -E '^[pw]:' | sort -t "$(printf '\t')" -k 1,1 -k 2,2 \
+	    > "$tmp/recells" || die "cannot read the documents"
+	if ! cmp -s "$tmp/cells" "$tmp/recells"; then
+		diff "$tmp/recells" "$tmp/cells" | head -20 >&2
+		die "the postings differ from a batch reindex"
 	fi
 	[ -z "$(perc scan --prefix q:)" ] || die "deltas are left uncounted"
 	echo "# the index matches the batch recomputation:" \
@@ -362,5 +405,6 @@ serve) [ $# -eq 1 ] || usage; serve ;;
 verify) [ $# -eq 1 ] || usage; verify ;;
 index) [ $# -eq 1 ] || usage; index ;;
 batch) [ $# -eq 1 ] || usage; batch ;;
+reindex) [ $# -eq 1 ] || usage; reindex ;;
 *) usage ;;
 esac
