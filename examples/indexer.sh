@@ -60,7 +60,10 @@
 # them, in one transaction: a second run finds no delta and changes
 # nothing, which is what at least once asks of it.  It reads only the
 # deltas, never the word's postings, so its cost is that of the change,
-# however large the corpus grows; so is the observer of doc's.
+# however large the corpus grows; so is the observer of doc's.  (The
+# deltas it deletes stay in the store as versions until perc gc removes
+# them, and a scan of a word's deltas walks past those: gc keeps the
+# cost flat.)
 #
 # Needs perc on PATH; exit 1 when something fails.
 set -u

@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 export PATH="$top:$PATH"
 bench="$here/bench"
+indexer="$top/examples/indexer.sh"
 rbench="$here/rbench"
 work=$(mktemp -d "${TMPDIR:-/tmp}/perc-bench.XXXXXX")
 cluster=''
@@ -20,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
-case ${1:-} in observer | fanin) tsv=$work/results.tsv ;; esac
+case ${1:-} in observer | fanin | increment) tsv=$work/results.tsv ;; esac
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
 # BENCH_REDIS_SCALE: the same for the Redis part alone (default
 # BENCH_SCALE): BENCH_SCALE=0.02 BENCH_REDIS_SCALE=1 measures the Redis
@@ -190,6 +191,65 @@ fanin_part() {          # [LABEL]: "redis " on the Redis store
 	    "$((4 * count))" "0"
 }
 
+# Issue 30: the paper's claim, with examples/indexer.sh.  A corpus of
+# SMALL documents and one of ten times as many are indexed, untimed
+# (two runners each), then gc'd (--retain 0: the delta cells the count
+# observer deleted, which a scan of a word's deltas would walk past, go,
+# as they would once gc's retention has passed), and the batch
+# recomputations of each whole corpus
+# timed: the word counts (scan, tr, sort, uniq -c: indexer.sh batch),
+# and the whole index, postings and all, written to a fresh data
+# directory (indexer.sh reindex | perc load).  Then STEP documents are
+# added to each corpus, three times, each increment timed from its perc
+# load to the end of the observer work it causes (one runner of each
+# observer, --once passes until nothing is dirty): the median of the
+# three.  The index is checked against the batch at the end.  Automatic
+# gc is off, as in the observer part, so that it falls in no timing.
+seconds() {             # CMD...: its wall-clock seconds, output dropped
+	local s=$EPOCHREALTIME
+	"$@" > /dev/null
+	awk -v s="$s" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.3f", e - s }'
+}
+reindex_into() {        # DIR NEW: the batch reindex of DIR, loaded into NEW
+	"$indexer" "$1" reindex | perc -d "$2" load --batch 100000
+}
+increment() {           # DIR FIRST STEP: add documents, index them
+	"$indexer" "$1" load "$2" "$3" && "$indexer" "$1" run 1000
+}
+increment_corpus() {    # SIZE STEP: "INCREMENT COUNT REINDEX" seconds
+	local d=$work/inc-$1 size=$1 step=$2 i count re times=()
+	fresh "$d"
+	"$indexer" "$d" init
+	"$indexer" "$d" load 1 "$size"
+	WORKERS=2 "$indexer" "$d" run 1000
+	perc -d "$d" gc --retain 0 > /dev/null
+	count=$(seconds "$indexer" "$d" batch)
+	fresh "$d-re"
+	re=$(seconds reindex_into "$d" "$d-re")
+	for i in 0 1 2; do
+		times+=("$(seconds increment "$d" $((size + 1 + i * step)) "$step")")
+	done
+	"$indexer" "$d" verify > /dev/null
+	printf '%s\n' "${times[@]}" | sort -g |
+	    awk -v c="$count" -v r="$re" 'NR == 2 { print $1, c, r }'
+}
+increment_part() {
+	local small big step si sc sr bi bc br
+	small=$(n 1000)
+	big=$((small * 10))
+	step=$(n 100)
+	export PERC_GC_AUTO=0
+	read -r si sc sr < <(increment_corpus "$small" "$step")
+	read -r bi bc br < <(increment_corpus "$big" "$step")
+	unset PERC_GC_AUTO
+	report "increment of $step docs on $small, s" "$si" s "$si" "-"
+	report "increment of $step docs on $big, s" "$bi" s "$si" "<= 1.2"
+	report "batch word counts of $small docs, s" "$sc" s "$sc" "-"
+	report "batch word counts of $big docs, s" "$bc" s "$sc" "grows"
+	report "batch reindex of $small docs, s" "$sr" s "$sr" "-"
+	report "batch reindex of $big docs, s" "$br" s "$sr" "grows"
+}
+
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
 # tests/bench/run.sh observer: that part alone, results.tsv untouched.
@@ -204,6 +264,14 @@ fi
 if [ "${1:-}" = fanin ]; then
 	echo "== fan-in: 4 processes notify one cell $(n 1000) times each"
 	STORE_URL=${2:-} fanin_part "${2:+redis }"
+	exit 0
+fi
+# tests/bench/run.sh increment: the indexer's part alone, results.tsv
+# untouched.
+if [ "${1:-}" = increment ]; then
+	echo "== incremental indexing: $(n 100) documents more on $(n 1000)" \
+	    "and on $(($(n 1000) * 10)), against batch recomputations"
+	increment_part
 	exit 0
 fi
 
@@ -577,6 +645,10 @@ observer_part
 
 echo "== fan-in: 4 processes notify one cell $(n 1000) times each"
 fanin_part
+
+echo "== incremental indexing: $(n 100) documents more on $(n 1000)" \
+    "and on $(($(n 1000) * 10)), against batch recomputations"
+increment_part
 
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
