@@ -44,8 +44,15 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	put_file("config", data, n);
 	if (nul != NULL)
 		put_file("oracle", nul + 1, size - n - 1);
+	/*
+	 * A config that names a Redis store is opened, but its timestamps
+	 * would come from the network: a made-up host name costs a DNS
+	 * lookup and a connect timeout, seconds a run, which a fuzzer
+	 * must not wait on.
+	 */
 	if (perc_db_open(&db, dir) == 0) {
-		if (perc_ts_next(&a, db, 1) == 0 &&
+		if (memmem(data, n, "redis:", 6) == NULL &&
+		    perc_ts_next(&a, db, 1) == 0 &&
 		    (perc_ts_next(&b, db, 1) != 0 || b <= a))
 			abort();
 		perc_db_close(db);
