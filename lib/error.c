@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
 #include "error.h"
 #include "escape.h"
 
@@ -43,22 +42,16 @@ const char *
 error_quote(perc_bytes bytes)
 {
 	char *out = quoted[nquoted++ % 4];
-	perc_buf esc = PERC_BUF_INIT;
-	size_t n;
+	const unsigned char *p = bytes.data;
+	size_t i, n = 0;
 
-	if (escape_field(&esc, bytes) < 0) {
-		perc_buf_dispose(&esc);
-		return "?";
-	}
-	n = esc.len;
-	if (n > 60) {
-		memcpy(out, esc.data, 57);
+	/* Past 60 characters it is cut short: no need to escape the rest. */
+	for (i = 0; i < bytes.len && n <= 60; i++)
+		n += escape_byte(out + n, p[i], 0);
+	if (n > 60)
 		memcpy(out + 57, "...", 4);
-	} else {
-		memcpy(out, esc.data, n);
+	else
 		out[n] = '\0';
-	}
-	perc_buf_dispose(&esc);
 	return out;
 }
 

@@ -1,21 +1,15 @@
-/* lib/escape.c - the one place that decides how bytes look in TSV output */
+/* lib/escape.c - TSV fields, escaped a byte at a time (escape.h) and back */
 #include <string.h>
 
 #include "buf.h"
 #include "error.h"
 #include "escape.h"
 
-/* Does byte c stand for itself in the TSV form? */
-static int
-plain(unsigned char c, int spaces)
-{
-	return c >= 0x20 && c <= 0x7e && c != '\\' && !(spaces && c == ' ');
-}
-
 static int
 escape(perc_buf *out, perc_bytes field, int spaces)
 {
 	const unsigned char *p = field.data;
+	char enc[4];
 	size_t i, run;
 	int rc;
 
@@ -23,19 +17,14 @@ escape(perc_buf *out, perc_bytes field, int spaces)
 	if ((rc = buf_grow(out, field.len)) < 0)
 		return rc;
 	for (i = 0; i < field.len && rc == 0; i++) {
-		for (run = i; run < field.len && plain(p[run], spaces); run++)
+		for (run = i; run < field.len && escape_plain(p[run], spaces);
+		    run++)
 			;
 		if (run > i) {
 			rc = buf_add(out, p + i, run - i);
 			i = run - 1;
-		} else if (p[i] == '\t')
-			rc = buf_add(out, "\\t", 2);
-		else if (p[i] == '\n')
-			rc = buf_add(out, "\\n", 2);
-		else if (p[i] == '\\')
-			rc = buf_add(out, "\\\\", 2);
-		else
-			rc = buf_addf(out, "\\x%02x", p[i]);
+		} else
+			rc = buf_add(out, enc, escape_byte(enc, p[i], spaces));
 	}
 	return rc;
 }
