@@ -9,6 +9,7 @@
 
 #include "owner.h"
 #include "perc.h"
+#include "writeset.h"
 
 struct journal {
 	char    *path;          /* DIR/txn/START_TS */
@@ -20,29 +21,6 @@ struct journal {
 	struct owner *local;    /* in memory only: whose it is, else NULL */
 	perc_buf mem;           /* local: the bytes the file would hold */
 	int      done;          /* local: finished */
-};
-
-/* One buffered write; the write set keeps one per cell, sorted. */
-struct write {
-	perc_buf row;
-	perc_buf col;
-	perc_buf value;
-	int      op;            /* OP_PUT, OP_DELETE, OP_LOCK, OP_ACK or
-	                           OP_NOTIFY */
-	int      ack;           /* an observer's ack rides on this cell */
-	size_t   op_seq;        /* position in the journal */
-};
-
-struct writeset {
-	struct write *w;
-	size_t        n;            /* the writes that take locks */
-	struct write *notes;        /* the weak notifications, one a cell
-	                               in byte order, which take none: after
-	                               writeset_fold, the nnotes entries of
-	                               w past its n */
-	size_t        nnotes;
-	int           commit_begun; /* a commit has written locks */
-	size_t        primary;      /* the ack's cell if any, else 0 */
 };
 
 #define JOURNAL_COMMIT_BEGUN 'C'
@@ -64,10 +42,4 @@ int  journal_each_abandoned(const char *dir,
                             int (*fn)(struct journal *j, void *arg),
                             void *arg);
 
-int  writeset_append(struct writeset *ws, size_t *cap, int op,
-                     perc_bytes row, perc_bytes col, perc_bytes value);
-void writeset_fold(struct writeset *ws);
-struct write *writeset_find(const struct writeset *ws, perc_bytes row,
-                            perc_bytes col);
-void writeset_dispose(struct writeset *ws);
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
@@ -85,60 +86,12 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 	return rc;
 }
 
-/*
- * A notification at ts whose write has neither a lock nor a record:
- * gc removed the record, a commit at or below its safe point or a
- * rollback at ts, which it removes from the safe point on (gc.c).  A
- * write that began at or below the safe point and committed above it
- * keeps its record, so none missing there can be newer than any
- * snapshot still open, all of which start at or above the safe point:
- * every one sees it.  The safe point is read after the record was
- * looked for, and gc raises it before it removes anything.
- */
-static int
-settled_by_gc(int *seen, struct store *s, perc_ts ts)
-{
-	perc_ts sp;
-	int rc;
-
-	if ((rc = s->ops->safe_point(s, &sp)) == 0)
-		*seen = ts <= sp;
-	return rc;
-}
-
-int
-store_write_seen(int *seen, struct store *s, perc_bytes row, perc_bytes col,
-    perc_ts ts, perc_ts snap)
-{
-	struct lock_rec lock;
-	perc_ts at;
-	int rc, op;
-
-	*seen = 0;
-	if (ts >= snap)
-		return 0;       /* began after us: a later run's business */
-	memset(&lock, 0, sizeof(lock));
-	rc = s->ops->get_lock(s, &lock, row, col);
-	if (rc == 0 && lock.start_ts == ts)
-		goto done;      /* still locked: its fate is open */
-	if (rc < 0 && rc != PERC_ENOTFOUND)
-		goto done;
-	rc = s->ops->find_commit(s, &at, &op, row, col, ts);
-	if (rc == 0)
-		*seen = op == OP_ROLLBACK || at <= snap;
-	else if (rc == PERC_ENOTFOUND)
-		rc = settled_by_gc(seen, s, ts);
-done:
-	codec_lock_dispose(&lock);
-	return rc;
-}
-
 /* The notifications of a cell that notify_seen looks at, newest first. */
 #define SEEN_MAX 64
 
 /*
  * Is (row, col) dirty for snapshot snap: does snap see the write behind
- * one of its notifications (store_write_seen)?  One it does not see, a
+ * one of its notifications (cell_write_seen)?  One it does not see, a
  * run at snap would neither read nor clear, and the write would run
  * again later: two runs for one write.  0, PERC_ENOTFOUND, or a
  * failure.  When the cell has more than SEEN_MAX notifications, the
@@ -157,7 +110,7 @@ notify_seen(perc_db *db, perc_bytes row, perc_bytes col, perc_ts snap)
 		return rc;
 	rc = s->ops->notify_pending(s, row, col, ts, SEEN_MAX, &n);
 	for (i = 0; rc == 0 && i < n && !seen; i++)
-		rc = store_write_seen(&seen, s, row, col, ts[i], snap);
+		rc = cell_write_seen(&seen, s, row, col, ts[i], snap);
 	db_release(db);
 	if (rc == 0 && !seen && n < SEEN_MAX)
 		rc = PERC_ENOTFOUND;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "db.h"
@@ -156,7 +157,7 @@ below_safe_point(struct store *s, perc_ts ts)
 	int rc;
 
 	if ((rc = s->ops->safe_point(s, &sp)) == 0 && ts < sp)
-		rc = gc_too_old(sp);
+		rc = cell_too_old(sp);
 	return rc;
 }
 

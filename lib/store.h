@@ -18,8 +18,10 @@
 
 #include <stdint.h>
 
+#include "cell.h"
 #include "codec.h"
 #include "perc.h"
+#include "writeset.h"
 
 /* Internal results, never returned to a library user. */
 #define PERC_ELOCKED    (-50)   /* a lock is in the way: see *blocker */
@@ -32,9 +34,6 @@ struct lock_fate {
 	perc_ts start_ts;       /* 0: none known */
 	perc_ts commit_ts;      /* 0: it never commits */
 };
-
-struct write;                   /* journal.h */
-struct writeset;
 
 /* Flags of prewrite, commit and rollback. */
 #define STORE_NOTIFY       0x1u /* prewrite: an observed column changes */
@@ -88,21 +87,10 @@ struct store_scan {
 
 /*
  * One batch of gc's pass over every cell (gc.c): the store walks the
- * cells after its own resume point, asks gc_cell_drops of each key, and
+ * cells after its own resume point, asks cell_gc_drops of each key, and
  * removes the keys it drops (counting the write records among them in
  * removed), unless dry_run; done is set after the last cell.
  */
-struct gc_cell {
-	perc_ts  bound;         /* the safe point */
-	int      skip;          /* a lock below bound: the cell is left */
-	int      have_version;  /* the newest put or delete at or below */
-	int      have_ack;      /* the newest ack at or below */
-	perc_ts *puts;          /* start_ts of the puts dropped: their data */
-	size_t   nputs, cap;
-	int      sorted;
-	perc_buf prefix;        /* the cell these are about */
-};
-
 struct store_gc {
 	perc_ts        bound;
 	int            dry_run;
@@ -136,14 +124,6 @@ struct store_log {
 	perc_ts           upto;
 	int               done;
 };
-
-/* PERC_ETOOOLD, saying why: a snapshot below safe point sp. */
-int  gc_too_old(perc_ts sp);
-
-/* Does the key (kind, ts, value) of the cell whose codec_cell_prefix is
-   prefix go?  1 yes, 0 no, or a failure (a damaged record). */
-int  gc_cell_drops(struct gc_cell *c, perc_bytes prefix, int kind,
-                   perc_ts ts, perc_bytes value);
 
 /* What show prints: one raw key of a cell, as the store keeps it. */
 typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
@@ -353,17 +333,6 @@ struct store {
 	int bulk;               /* the next holder will write a lot: a
 	                           hint to acquire (a large perc_load batch) */
 };
-
-/*
- * Did the write behind a notification at ts land in snapshot snap: is
- * it committed at or below snap, or rolled back?  Not while still
- * locked, nor when it began at or after snap.  One whose record gc has
- * removed (ts at or below the safe point, and no lock) is settled, and
- * seen.  Sets *seen; 0 or a failure.  The ack's clearing and an
- * observer's start both ask (lib/redis/lua/commit.lua asks the same).
- */
-int  store_write_seen(int *seen, struct store *s, perc_bytes row,
-                      perc_bytes col, perc_ts ts, perc_ts snap);
 
 int  store_leveldb_create(const char *dir);
 int  store_leveldb_open(struct store **out, const char *dir);

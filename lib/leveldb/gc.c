@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "codec.h"
 #include "error.h"
 #include "leveldb.h"
@@ -61,7 +62,7 @@ ldb_safe_point_raise(struct store *base, perc_ts sp)
 
 /*
  * One batch of the pass: from where the last stopped, up to
- * GC_BATCH_KEYS keys of the cell region, each asked of gc_cell_drops
+ * GC_BATCH_KEYS keys of the cell region, each asked of cell_gc_drops
  * (whose state carries over between batches, in the middle of a cell
  * too), the ones dropped removed in one write batch.  Not synced: a
  * removal lost to a crash leaves garbage, which the next gc takes.
@@ -92,7 +93,7 @@ ldb_gc(struct store *base, struct store_gc *gc)
 		v.data = kv_iter_value(it, &vlen);
 		v.len = vlen;
 		kind = k[klen - 9];
-		if ((rc = gc_cell_drops(&gc->cell, bytes_of(k, klen - 9), kind,
+		if ((rc = cell_gc_drops(&gc->cell, bytes_of(k, klen - 9), kind,
 		    ~codec_get_u64(k + klen - 8), v)) < 0)
 			goto done;
 		if (rc == 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
@@ -151,7 +152,7 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 	int rc;
 
 	if (lock->start_ts < s->safe_point)
-		return gc_too_old(s->safe_point);
+		return cell_too_old(s->safe_point);
 	memset(&head, 0, sizeof(head));
 	if ((rc = ldb_cell_open(&c, s, row, col)) < 0 ||
 	    (rc = prewrite_check(&c, s, w, lock->start_ts, committed_at,
@@ -200,7 +201,7 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	int rc = 0, had;
 
 	if (start_ts < s->safe_point)
-		rc = gc_too_old(s->safe_point);
+		rc = cell_too_old(s->safe_point);
 	memset(&blocker, 0, sizeof(blocker));
 	memset(&head, 0, sizeof(head));
 	wr.start_ts = start_ts;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "codec.h"
 #include "error.h"
 #include "leveldb.h"
@@ -223,7 +224,7 @@ ldb_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 	int rc, locked;
 
 	if (ts < s->safe_point)
-		return gc_too_old(s->safe_point);
+		return cell_too_old(s->safe_point);
 	memset(&head, 0, sizeof(head));
 	rc = ldb_get_head(s, &head, blocker, row, col);
 	if (rc < 0 && rc != PERC_ENOTFOUND)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "codec.h"
 #include "error.h"
 #include "leveldb.h"
@@ -276,7 +277,7 @@ ldb_notify_clear(struct kv_batch *batch, struct ldb_store *s,
 		if (k[prefix.len] != KIND_NOTIFY)
 			continue;
 		ts = ~codec_get_u64((const unsigned char *)k + prefix.len + 1);
-		if ((rc = store_write_seen(&seen, &s->base, row, col, ts,
+		if ((rc = cell_write_seen(&seen, &s->base, row, col, ts,
 		    start_ts)) < 0)
 			break;
 		if (seen)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
@@ -80,7 +81,7 @@ rs_reply_error(const struct redis_store *s, const redisReply *r,
 	const char *old;
 
 	if (r->len > 0 && (old = strstr(r->str, "PERCTOOOLD ")) != NULL)
-		return gc_too_old(strtoull(old + 11, NULL, 10));
+		return cell_too_old(strtoull(old + 11, NULL, 10));
 	if (r->len > 0 && strstr(r->str, "PERCDAMAGED") != NULL)
 		return error_set(PERC_EIO, "redis table '%s' holds a damaged "
 		    "cell (%s); look at it with perc show, and restore the "

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cell.h"
 #include "codec.h"
 #include "error.h"
 #include "redis.h"
@@ -513,7 +514,7 @@ drops_add(struct drops *d, perc_bytes key)
 
 /*
  * gc's pass, in one call: every cell's keys in order, each asked of
- * gc_cell_drops, and those it drops removed a page at a time per
+ * cell_gc_drops, and those it drops removed a page at a time per
  * bucket.  Nothing is held that others wait on, so no batches.
  */
 int
@@ -538,7 +539,7 @@ rs_gc(struct store *base, struct store_gc *gc)
 		if (!it->has_value || it->key.len < 10)
 			continue;       /* gone since the page was read */
 		kind = k[it->key.len - 9];
-		rc = gc_cell_drops(&gc->cell, bytes_of(k, it->key.len - 9),
+		rc = cell_gc_drops(&gc->cell, bytes_of(k, it->key.len - 9),
 		    kind, ~codec_get_u64(k + it->key.len - 8),
 		    buf_bytes(&it->value));
 		if (rc <= 0) {
