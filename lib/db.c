@@ -27,6 +27,7 @@
 #include "error.h"
 #include "escape.h"
 #include "gc.h"
+#include "journal.h"
 #include "owner.h"
 
 /*
@@ -429,6 +430,81 @@ perc_db_init(const char *path, const perc_bytes *observe, size_t n)
 	return perc_db_init_store(path, NULL, observe, n);
 }
 
+/*
+ * The stores, by the scheme of the store URL in the config: a data
+ * directory without one keeps its cells in LevelDB, inside it.
+ */
+struct backend {
+	const char *name;       /* as the store's ops->name */
+	const char *scheme;     /* its URLs' beginning; NULL: no URL */
+	int       (*create)(const char *url, const struct store_env *env);
+	int       (*open)(struct store **out, const char *url,
+	                  const struct store_env *env);
+};
+
+static const struct backend backends[] = {
+	{ "leveldb", NULL, store_leveldb_create, store_leveldb_open },
+	{ "redis", "redis://", store_redis_create, store_redis_open },
+};
+
+static int
+backend_of(const struct backend **out, const char *url)
+{
+	perc_buf shown = PERC_BUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		*out = &backends[i];
+		if (url == NULL ? (*out)->scheme == NULL : (*out)->scheme !=
+		    NULL && strncmp(url, (*out)->scheme,
+		    strlen((*out)->scheme)) == 0)
+			return 0;
+	}
+	if ((rc = store_url_public(&shown, url)) == 0)
+		rc = error_set(PERC_EUSAGE, "bad store URL '%s': it should "
+		    "read redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]..."
+		    "[/TABLE]", error_quote(buf_bytes(&shown)));
+	perc_buf_dispose(&shown);
+	return rc;
+}
+
+/*
+ * PERC_FAILPOINT=NAME:power-cut (failpoint.c) asks for a power cut: the
+ * store is told at open, to keep what one would lose (store.h).
+ */
+static int
+power_cut_asked(void)
+{
+	const char *fp = getenv("PERC_FAILPOINT");
+
+	return fp != NULL && strstr(fp, ":power-cut") != NULL;
+}
+
+/* What a store of data directory dir is handed from above (store.h). */
+static void
+store_env_init(struct store_env *env, const char *dir, int64_t timeout_ms)
+{
+	env->dir = dir;
+	env->timeout_ms = timeout_ms;
+	env->power_cuts = power_cut_asked();
+	env->owner_alive = journal_owner_alive;
+}
+
+/* Create the store of the new data directory path. */
+static int
+create_store(const char *path, const char *store_url)
+{
+	const struct backend *be;
+	struct store_env env;
+	int rc;
+
+	if ((rc = backend_of(&be, store_url)) < 0)
+		return rc;
+	store_env_init(&env, path, clock_env_ms("PERC_LOCK_TIMEOUT", 10000));
+	return be->create(store_url, &env);
+}
+
 int
 perc_db_init_store(const char *path, const char *store_url,
     const perc_bytes *observe, size_t n)
@@ -467,12 +543,7 @@ init_new(const char *path, const char *store_url, const struct observed *o)
 	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
 		return error_set(PERC_EIO, "cannot create '%s': %s", sub,
 		    strerror(errno));
-	if (store_url != NULL)
-		rc = store_redis_create(store_url, clock_deadline(
-		    clock_env_ms("PERC_LOCK_TIMEOUT", 10000)));
-	else
-		rc = store_leveldb_create(path);
-	if (rc < 0)
+	if ((rc = create_store(path, store_url)) < 0)
 		return rc;
 	rc = write_config(path, store_url, o);
 	dir_path(sub, sizeof(sub), path, INIT_MARK);
@@ -510,6 +581,8 @@ perc_db_init_observed(const char *path, const char *store_url,
 int
 perc_db_open(perc_db **out, const char *path)
 {
+	const struct backend *be;
+	struct store_env env;
 	perc_db *db;
 	struct stat st;
 	char *store = NULL;
@@ -531,9 +604,10 @@ perc_db_open(perc_db **out, const char *path)
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
 		strcpy(db->host, "localhost");
 	if ((rc = read_config(&db->observed, &store, path, &db->config_st,
-	    &db->format)) == 0)
-		rc = store != NULL ? store_redis_open(&db->store, store, path,
-		    db->timeout_ms) : store_leveldb_open(&db->store, path);
+	    &db->format)) == 0 && (rc = backend_of(&be, store)) == 0) {
+		store_env_init(&env, db->dir, db->timeout_ms);
+		rc = be->open(&db->store, store, &env);
+	}
 	db->store_url = store;
 	if (rc < 0) {
 		perc_db_close(db);

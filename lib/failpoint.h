@@ -7,5 +7,4 @@
 int failpoint_check(void);
 int failpoint(perc_db *db, const char *name);
 int failpoint_armed(void);
-int failpoint_cuts_power(void);
 #endif

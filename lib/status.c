@@ -183,7 +183,8 @@ perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
 	if (db->store_url != NULL &&
 	    (rc = store_url_public(&url, db->store_url)) < 0)
 		return rc;
-	rc = fn("store", db->store_url != NULL ? url.data : "leveldb", arg);
+	rc = fn("store", db->store_url != NULL ? url.data :
+	    db->store->ops->name, arg);
 	perc_buf_dispose(&url);
 	if (rc != 0 || (rc = list_journals(&open, &nopen, db->dir)) < 0)
 		return rc;

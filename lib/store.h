@@ -334,13 +334,40 @@ struct store {
 	                           hint to acquire (a large perc_load batch) */
 };
 
-int  store_leveldb_create(const char *dir);
-int  store_leveldb_open(struct store **out, const char *dir);
+/*
+ * What a store needs from the layers above it, handed down at create
+ * and open, as LevelDB is handed its Env (Options::env): the store
+ * reads no setting of its own that a test or the directory decides,
+ * and calls nothing above the seam.  The store copies what it keeps.
+ */
+struct store_env {
+	const char *dir;        /* the data directory */
+	int64_t     timeout_ms; /* PERC_LOCK_TIMEOUT: a verb's bound, where
+	                           the store sets one (Redis) */
+	int         power_cuts; /* a failpoint will cut the power
+	                           (PERC_FAILPOINT=NAME:power-cut): open so
+	                           that power_cut can simulate one */
+	/* Does the owner of transaction start_ts, process pid that stamped
+	   its lock at wall_ms, still hold its token in data directory dir
+	   (journal.c)?  What owner_alive asks on this host. */
+	int       (*owner_alive)(const char *dir, perc_ts start_ts,
+	                         uint32_t pid, uint64_t wall_ms);
+};
+
+/*
+ * The two stores.  create makes an empty one for a new data directory
+ * (env->dir), open returns one not yet acquired; url is the config's
+ * store URL (NULL for LevelDB, which keeps its cells in the directory).
+ * lib/db.c picks them by the URL's scheme.
+ */
+int  store_leveldb_create(const char *url, const struct store_env *env);
+int  store_leveldb_open(struct store **out, const char *url,
+                        const struct store_env *env);
 
 /* url: redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]...[/TABLE];
    store_url_public is url without its password, for any message. */
 int  store_url_public(perc_buf *out, const char *url);
-int  store_redis_create(const char *url, int64_t deadline_ms);
+int  store_redis_create(const char *url, const struct store_env *env);
 int  store_redis_open(struct store **out, const char *url,
-                      const char *dir, int64_t timeout_ms);
+                      const struct store_env *env);
 #endif

@@ -19,6 +19,9 @@ struct ldb_store {
 	int                     lockfd;   /* flock held while open; else -1 */
 	struct kv              *db;       /* NULL while released */
 	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
+	int                     power_cuts; /* store_env's (store.h) */
+	int                   (*owner_alive)(const char *dir, perc_ts start_ts,
+	                                     uint32_t pid, uint64_t wall_ms);
 	char                   *cleanpath; /* DIR/store.clean */
 	int                     clean;    /* opened on a log it vouched for */
 	off_t                   manifest_fresh; /* its size when LevelDB

@@ -14,7 +14,7 @@
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
-#include "journal.h"
+#include "writeset.h"
 #include "leveldb.h"
 
 /*

@@ -9,7 +9,6 @@
 
 #include "buf.h"
 #include "clock.h"
-#include "failpoint.h"
 #include "leveldb.h"
 
 /*
@@ -225,7 +224,7 @@ void
 ldb_settle(struct ldb_store *s)
 {
 	if (!s->wrote || s->base.failed || s->base.read_only ||
-	    failpoint_cuts_power())
+	    s->power_cuts)
 		return;
 	/*
 	 * The reader pins the tables of the version it was made on: those
@@ -267,7 +266,7 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 	s->paused = 1;
 	s->pause_until = deadline_ms;
 	if (!s->wrote || s->base.failed || s->base.read_only ||
-	    failpoint_cuts_power())
+	    s->power_cuts)
 		return;
 	if (s->log_bytes >= PAUSE_FLUSH_BYTES)
 		flush_memtable(s);

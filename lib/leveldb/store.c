@@ -14,8 +14,6 @@
 #include "clock.h"
 #include "disk.h"
 #include "error.h"
-#include "failpoint.h"
-#include "journal.h"
 #include "oracle.h"
 #include "leveldb.h"
 
@@ -30,12 +28,16 @@ path_join(const char *dir, const char *name)
 	return p;
 }
 
-/* Prepare s for the data directory dir; nothing is opened yet. */
+/* Prepare s for the data directory env->dir; nothing is opened yet. */
 static int
-ldb_init(struct ldb_store *s, const char *dir)
+ldb_init(struct ldb_store *s, const struct store_env *env)
 {
+	const char *dir = env->dir;
+
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
+	s->power_cuts = env->power_cuts;
+	s->owner_alive = env->owner_alive;
 	s->path = path_join(dir, "store");
 	s->lockpath = path_join(dir, "store.lock");
 	s->cleanpath = path_join(dir, "store.clean");
@@ -78,16 +80,17 @@ ldb_dispose(struct ldb_store *s)
 	s->oracle.fd = -1;
 }
 
-/* Create an empty store and oracle in the new data directory dir. */
+/* Create an empty store and oracle in the new data directory env->dir. */
 int
-store_leveldb_create(const char *dir)
+store_leveldb_create(const char *url, const struct store_env *env)
 {
 	struct ldb_store s;
 	char *err = NULL;
 	struct kv *db;
 	int rc, fd;
 
-	if ((rc = ldb_init(&s, dir)) < 0)
+	(void)url;
+	if ((rc = ldb_init(&s, env)) < 0)
 		goto done;
 	/*
 	 * Empty, only flocked: not synced itself; its directory entry is,
@@ -110,7 +113,7 @@ store_leveldb_create(const char *dir)
 	}
 done:
 	ldb_dispose(&s);
-	return rc < 0 ? rc : oracle_create(dir);
+	return rc < 0 ? rc : oracle_create(env->dir);
 }
 
 /*
@@ -235,7 +238,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	    (s->base.read_only ? KV_READ_ONLY : 0) |
 	    (s->base.bulk || s->log_bytes > FLUSH_BYTES ?
 	    KV_BIG_BUFFER : 0) |
-	    (failpoint_cuts_power() ? KV_SIMULATE_CUTS : 0), &err);
+	    (s->power_cuts ? KV_SIMULATE_CUTS : 0), &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full
 	 * disk, open it as a read-only one instead, so reads still work
@@ -339,11 +342,13 @@ static int
 ldb_owner_alive(struct store *base, const struct lock_rec *lock,
     const char *host)
 {
+	struct ldb_store *s = (struct ldb_store *)base;
+
 	if (lock->host.len != strlen(host) ||
 	    memcmp(lock->host.data, host, lock->host.len) != 0)
 		return -1;
-	return journal_owner_alive(((struct ldb_store *)base)->dir,
-	    lock->start_ts, lock->pid, lock->wall_ms);
+	return s->owner_alive(s->dir, lock->start_ts, lock->pid,
+	    lock->wall_ms);
 }
 
 static const struct store_ops ldb_ops = {
@@ -385,17 +390,19 @@ static const struct store_ops ldb_ops = {
 	.weak_clear     = ldb_weak_clear,
 };
 
-/* The store of data directory dir, not yet acquired. */
+/* The store of data directory env->dir, not yet acquired. */
 int
-store_leveldb_open(struct store **out, const char *dir)
+store_leveldb_open(struct store **out, const char *url,
+    const struct store_env *env)
 {
 	struct ldb_store *s;
 	int rc;
 
+	(void)url;
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return error_set(PERC_EIO, "out of memory");
-	if ((rc = ldb_init(s, dir)) < 0) {
+	if ((rc = ldb_init(s, env)) < 0) {
 		ldb_free(&s->base);
 		return rc;
 	}

@@ -12,7 +12,7 @@
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
-#include "journal.h"
+#include "writeset.h"
 #include "redis.h"
 
 /* Element i of a script's reply, a string: else NULL. */

@@ -53,6 +53,9 @@ struct redis_store {
 	rc_cluster  *cl;
 	char         table[RS_TABLE_MAX + 1];
 	int64_t      timeout_ms;        /* of each call of a verb */
+	/* store_env's (store.h): a lease's owner on this host, alive? */
+	int        (*owner_alive)(const char *dir, perc_ts start_ts,
+	                          uint32_t pid, uint64_t wall_ms);
 	int          script[RS_NSCRIPTS];
 	char        *owner;             /* our leases' value: HOST TAB DIR */
 	char        *url;               /* as opened, for messages */

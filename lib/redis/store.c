@@ -34,7 +34,6 @@
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
-#include "journal.h"
 #include "scripts.h"
 #include "redis.h"
 
@@ -168,8 +167,10 @@ owner_without_lease(struct store *base, const struct lock_rec *lock)
 	perc_ts at;
 	int rc, op;
 
-	rc = rs_find_commit(base, &at, &op, buf_bytes(&lock->primary_row),
-	    buf_bytes(&lock->primary_col), lock->start_ts);
+	/* Through the table: the steps (mvcc.c) stand on this file. */
+	rc = base->ops->find_commit(base, &at, &op,
+	    buf_bytes(&lock->primary_row), buf_bytes(&lock->primary_col),
+	    lock->start_ts);
 	if (rc == PERC_ENOTFOUND || (rc == 0 && op == OP_ROLLBACK))
 		return 0;
 	return -1;
@@ -210,7 +211,7 @@ rs_owner_alive(struct store *base, const struct lock_rec *lock,
 		if (r->len > hlen + 1 && memcmp(r->str, host, hlen) == 0 &&
 		    r->str[hlen] == '\t' &&
 		    (dir = strndup(r->str + hlen + 1, r->len - hlen - 1))) {
-			alive = journal_owner_alive(dir, lock->start_ts,
+			alive = s->owner_alive(dir, lock->start_ts,
 			    lock->pid, lock->wall_ms);
 			free(dir);
 		}
@@ -613,8 +614,9 @@ master_replicas(struct redis_store *s, perc_bytes key, int64_t deadline_ms)
  * has some.
  */
 int
-store_redis_create(const char *url, int64_t deadline_ms)
+store_redis_create(const char *url, const struct store_env *env)
 {
+	int64_t deadline_ms = clock_deadline(env->timeout_ms);
 	struct redis_store *s;
 	char key[RS_KEY_MAX];
 	redisReply *r;
@@ -684,16 +686,17 @@ lease_owner(struct redis_store *s, const char *dir)
 }
 
 int
-store_redis_open(struct store **out, const char *url, const char *dir,
-    int64_t timeout_ms)
+store_redis_open(struct store **out, const char *url,
+    const struct store_env *env)
 {
 	struct redis_store *s;
 	int rc;
 
 	*out = NULL;
-	if ((rc = rs_connect(&s, url, timeout_ms, 1)) < 0)
+	if ((rc = rs_connect(&s, url, env->timeout_ms, 1)) < 0)
 		return rc;
-	if ((rc = lease_owner(s, dir)) < 0) {
+	s->owner_alive = env->owner_alive;
+	if ((rc = lease_owner(s, env->dir)) < 0) {
 		rs_dispose(&s->base);
 		return rc;
 	}

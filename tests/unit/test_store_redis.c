@@ -48,14 +48,27 @@ table_url(char *out, size_t size, const char *url)
 	    (unsigned)time(NULL) % 100000, seq++);
 }
 
+/* What db.c hands a store of data directory dir (store.h). */
+static const struct store_env *
+env_of(const char *dir, int64_t timeout_ms)
+{
+	static struct store_env env;
+
+	env.dir = dir;
+	env.timeout_ms = timeout_ms;
+	env.power_cuts = 0;
+	env.owner_alive = journal_owner_alive;
+	return &env;
+}
+
 static struct store *
 fresh_url(const char *url, char *u, size_t size)
 {
 	struct store *s = NULL;
 
 	table_url(u, size, url);
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
-	CHECK(store_redis_open(&s, u, ".", LIVE_MS) == 0);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == 0);
+	CHECK(store_redis_open(&s, u, env_of(".", LIVE_MS)) == 0);
 	if (s == NULL)
 		printf("# %s\n", perc_errmsg());
 	return s;
@@ -192,8 +205,9 @@ test_rs_url(const char *dir)
 
 	(void)dir;
 	for (i = 0; bad[i] != NULL; i++) {
-		CHECK(store_redis_open(&s, bad[i], "/x", 100) == PERC_EUSAGE);
-		CHECK(store_redis_create(bad[i], clock_deadline(100)) ==
+		CHECK(store_redis_open(&s, bad[i], env_of("/x", 100)) ==
+		    PERC_EUSAGE);
+		CHECK(store_redis_create(bad[i], env_of(".", 100)) ==
 		    PERC_EUSAGE);
 		CHECK(strchr(perc_errmsg(), '\n') == NULL);
 		CHECK(strstr(perc_errmsg(), "cret") == NULL);
@@ -216,7 +230,7 @@ test_rs_open_missing(const char *dir)
 	 * The open reaches no one; the first command looks for the table,
 	 * and so does every one after it until the table is there.
 	 */
-	CHECK(store_redis_open(&s, u, ".", LIVE_MS) == 0);
+	CHECK(store_redis_open(&s, u, env_of(".", LIVE_MS)) == 0);
 	if (s == NULL)
 		return;
 	CHECK(s->ops->ts_next(s, &t, 1, clock_deadline(LIVE_MS)) ==
@@ -225,9 +239,9 @@ test_rs_open_missing(const char *dir)
 	CHECK(s->ops->ts_next(s, &t, 1, clock_deadline(LIVE_MS)) ==
 	    PERC_ENOTDB);
 	/* init twice joins the table and changes nothing. */
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == 0);
 	put(s, "r", "c", "v");
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == 0);
 	CHECK(reads(s, "r", "c", ts(s), "v"));
 	CHECK(strcmp(s->ops->name, "redis") == 0);
 	CHECK(s->ops->held(s) == 1);
@@ -718,9 +732,9 @@ test_rs_oracle(const char *dir)
 		return;
 	table_url(u, sizeof(u), url);
 	snprintf(key, sizeof(key), "perc:{%s:oracle}:ts", strrchr(u, '/') + 1);
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
-	CHECK(store_redis_open(&s, u, ".", LIVE_MS) == 0);
-	CHECK(store_redis_open(&s2, u, ".", LIVE_MS) == 0);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == 0);
+	CHECK(store_redis_open(&s, u, env_of(".", LIVE_MS)) == 0);
+	CHECK(store_redis_open(&s2, u, env_of(".", LIVE_MS)) == 0);
 	if (s == NULL || s2 == NULL)
 		return;
 	CHECK(s->ops->ts_last(s, &a, clock_deadline(LIVE_MS)) == 0 && a == 0);
@@ -1119,7 +1133,7 @@ test_rs_settings(const char *dir)
 	    clock_deadline(LIVE_MS)) == 0);
 	freeReplyObject(r);
 	table_url(u, sizeof(u), url);
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == PERC_EUSAGE);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == PERC_EUSAGE);
 	CHECK(strstr(perc_errmsg(), rc_node_name(cl, nodes[n - 1])) != NULL);
 	CHECK(strstr(perc_errmsg(), "appendfsync everysec") != NULL);
 	CHECK(strstr(perc_errmsg(), "appendfsync always") != NULL);
@@ -1128,7 +1142,7 @@ test_rs_settings(const char *dir)
 	CHECK(rc_node_command(&r, cl, nodes[n - 1], 4, argv,
 	    clock_deadline(LIVE_MS)) == 0);
 	freeReplyObject(r);
-	CHECK(store_redis_create(u, clock_deadline(LIVE_MS)) == 0);
+	CHECK(store_redis_create(u, env_of(".", LIVE_MS)) == 0);
 	free(nodes);
 	rc_close(cl);
 }
