@@ -29,11 +29,11 @@ COMMANDS = abort begin commit del gc get help init load log notify resolve-locks
 	run-observer scan scan-notify set shell show status ts
 # The core in lib/, each store in a folder of its own (README, Layout).
 LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
-	lib/codec.o lib/commit.o lib/coprocess.o lib/db.o lib/disk.o \
-	lib/error.o lib/escape.o lib/failpoint.o lib/gc.o lib/inspect.o \
-	lib/journal.o lib/load.o lib/lock.o lib/log.o lib/notify.o \
-	lib/observe.o lib/owner.o lib/request.o lib/scan.o lib/serve.o \
-	lib/status.o lib/txn.o lib/weak.o lib/writeset.o \
+	lib/codec.o lib/collect.o lib/commit.o lib/coprocess.o lib/db.o \
+	lib/disk.o lib/error.o lib/escape.o lib/failpoint.o lib/gc.o \
+	lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
+	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
+	lib/serve.o lib/status.o lib/txn.o lib/weak.o lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \

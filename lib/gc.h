@@ -1,4 +1,4 @@
-/* lib/gc.h - garbage collection's fence, which begin respects */
+/* lib/gc.h - gc's horizon in the data directory: fence, count, open starts */
 #ifndef GC_H
 #define GC_H
 
@@ -25,6 +25,8 @@ perc_ts gc_open_floor(void);
  * commits a busy process has not counted yet.
  */
 void gc_count_commit(perc_db *db);
+/* A gc begins: the commits counted so far are its to collect. */
+void gc_count_reset(const char *dir);
 
 /*
  * Where other data directories share the store: publish what this one
