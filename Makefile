@@ -33,7 +33,8 @@ LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
 	lib/disk.o lib/error.o lib/escape.o lib/failpoint.o lib/gc.o \
 	lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
-	lib/serve.o lib/status.o lib/txn.o lib/weak.o lib/writeset.o \
+	lib/serve.o lib/status.o lib/store.o lib/txn.o lib/weak.o \
+	lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \

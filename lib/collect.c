@@ -96,7 +96,7 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 	if ((rc = journal_oldest(&oldest, db->dir, floor)) < 0)
 		return rc;
 	*bound = oldest < fence ? oldest : fence;
-	if (*bound == 0 || db->store->ops->open_publish == NULL ||
+	if (*bound == 0 || !store_shared(db->store) ||
 	    db->store->read_only)
 		return 0;
 	if ((rc = gc_open_publish(db, fence, &others)) < 0)

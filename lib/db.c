@@ -741,9 +741,8 @@ db_release(perc_db *db)
 		s->ops->release(s);
 		return;
 	}
-	if (s->ops->waited_for != NULL && s->ops->held(s) &&
-	    s->ops->waited_for(s)) {
-		s->ops->pause(s, clock_deadline(db->timeout_ms));
+	if (s->ops->held(s) && store_waited_for(s)) {
+		store_pause(s, clock_deadline(db->timeout_ms));
 		s->ops->release(s);
 	}
 }
@@ -789,14 +788,14 @@ db_begin_ts(perc_ts *out, perc_db *db)
 	struct store *s = db->store;
 	int rc;
 
-	if (s->ops->ts_begin == NULL)
+	if (!store_shared(s))
 		return perc_ts_next(out, db, 1);
 	/*
 	 * The store notes the start as open in the step that hands it out,
 	 * but after a failover of the oracle's master it knows of no older
 	 * one this directory has open: publish them all (gc_open_note).
 	 */
-	if ((rc = s->ops->ts_begin(s, out, clock_deadline(db->timeout_ms)))
+	if ((rc = store_ts_begin(s, out, clock_deadline(db->timeout_ms)))
 	    == 0) {
 		if (*out > db->ts_high)
 			db->ts_high = *out;

@@ -66,8 +66,7 @@ failpoint(perc_db *db, const char *name)
 	if (fp[n] == '\0')
 		_exit(137);
 	if (strcmp(fp + n, ":power-cut") == 0) {
-		if (db->store->ops->power_cut != NULL)
-			db->store->ops->power_cut(db->store);
+		store_power_cut(db->store);
 		_exit(137);
 	}
 	if (strncmp(fp + n, ":pause=", 7) != 0)
@@ -77,9 +76,7 @@ failpoint(perc_db *db, const char *name)
 		return 0;
 	/* Let go as a commit between its batches does (commit.c): the
 	   store's pause, not the upkeep of a writer that is done. */
-	if (db->store->ops->pause != NULL)
-		db->store->ops->pause(db->store,
-		    clock_deadline(db->timeout_ms));
+	store_pause(db->store, clock_deadline(db->timeout_ms));
 	db->store->ops->release(db->store);
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);

@@ -243,8 +243,8 @@ gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
 		return rc;
 	if (held < oldest)
 		oldest = held;  /* other directories' gc keeps it too */
-	if ((rc = db->store->ops->open_publish(db->store, at, oldest,
-	    oldest_all, clock_deadline(db->timeout_ms))) < 0)
+	if ((rc = store_open_publish(db->store, at, oldest, oldest_all,
+	    clock_deadline(db->timeout_ms))) < 0)
 		return rc;
 	db->open_unpublished = 0;
 	db->open_published_ms = clock_mono_ms();

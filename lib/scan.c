@@ -191,7 +191,7 @@ add_item(void *arg, perc_bytes row, perc_bytes col, perc_bytes value)
 	if (it->arena.len >= BATCH_BYTES)
 		return 1;
 	return it->n % BATCH_CHECK == 0 &&
-	    it->db->store->ops->waited_for != NULL &&
+	    store_exclusive(it->db->store) &&
 	    clock_mono_ms() - it->started >= BATCH_MS;
 }
 

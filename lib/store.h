@@ -60,7 +60,7 @@ struct lock_fate {
  * the scan returns), or none is left (done is set).  A lock that may
  * still commit below ts ends the batch with PERC_ELOCKED, the lock in
  * blocker and its cell in brow, bcol; cells before it were given.  The
- * locks of the transaction known are read past (see ldb_visible), and
+ * locks of the transaction known are read past (as read does), and
  * each is given to passed, when not NULL, before its cell, so that the
  * caller may clean them; a failure it returns ends the scan.
  */
@@ -132,10 +132,12 @@ typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
 struct store;
 
 struct store_ops {
-	const char *name;       /* "leveldb" or "redis", as in the config */
+	const char *name;       /* "leveldb" or "redis": db.c's table,
+	                           and what status shows for LevelDB */
 	/* The oldest config format (lib/db.c) that tells this store's
 	   data apart: an older config is marked up before a write. */
 	int         data_format;
+	/* Release it if held, and free it; what open returned is gone. */
 	void (*dispose)(struct store *s);
 
 	/*
@@ -157,8 +159,11 @@ struct store_ops {
 	/* Is another process waiting for the store this one holds?  NULL:
 	   no one ever waits (the Redis store). */
 	int  (*waited_for)(struct store *s);
+	/* Is it acquired, and not released since? */
 	int  (*held)(const struct store *s);
-	void (*power_cut)(struct store *s);     /* failpoint; NULL: none */
+	/* A failpoint's power cut (store_env's power_cuts): put the store
+	   back to what a cut now would leave.  NULL: nothing to lose. */
+	void (*power_cut)(struct store *s);
 
 	/* The timestamp oracle: n fresh ones (the first in *out), or the
 	   last handed out. */
@@ -173,8 +178,9 @@ struct store_ops {
 	 * directory's transactions that started below at are all among its
 	 * journals, the oldest at oldest_here (UINT64_MAX: none), and the
 	 * rest are above at; *oldest_all becomes the oldest start any
-	 * directory may have open, 0 when none may (see lib/gc.c).  NULL:
-	 * a store of this directory alone, whose journals say it all.
+	 * directory may have open, 0 when none may (see lib/gc.c).  Both
+	 * NULL: a store of this directory alone, whose journals say it
+	 * all, and a start is one of ts_next.
 	 */
 	int  (*ts_begin)(struct store *s, perc_ts *out, int64_t deadline_ms);
 	int  (*open_publish)(struct store *s, perc_ts at, perc_ts oldest_here,
@@ -212,19 +218,65 @@ struct store_ops {
 	   bulk commit's (perc_load) saving; NULL: each step writes alone. */
 	int  (*group)(struct store *s, int on);
 
-	/* The Percolator steps on one cell: see leveldb/read.c, mvcc.c. */
+	/*
+	 * The Percolator steps on one cell, each one atomic step of the
+	 * store on the cell (and its notify cells), checking everything
+	 * before its first write.  The caller holds the store.
+	 *
+	 * read: the value of (row, col) that snapshot ts sees, the newest
+	 * put or delete committed at or below ts, into out; PERC_ENOTFOUND
+	 * for none or a delete.  A lock that began at or below ts and may
+	 * change the value (not a lock-only one) may yet commit below ts:
+	 * PERC_ELOCKED, the lock in *blocker, unless its transaction is
+	 * known's, which is read as committed at known->commit_ts (absent
+	 * when 0).  PERC_ETOOOLD below the safe point (cell_too_old).
+	 */
 	int  (*read)(struct store *s, perc_buf *out, perc_bytes row,
 	             perc_bytes col, perc_ts ts, struct lock_rec *blocker,
 	             const struct lock_fate *known);
+	/* The lock on (row, col), whoever holds it: 0 or PERC_ENOTFOUND. */
 	int  (*get_lock)(struct store *s, struct lock_rec *out,
 	                 perc_bytes row, perc_bytes col);
+	/*
+	 * The write record of transaction start_ts in (row, col), looked
+	 * for at or above start_ts only: 0 with its commit timestamp and
+	 * op (OP_ROLLBACK for a rollback), or PERC_ENOTFOUND.
+	 */
 	int  (*find_commit)(struct store *s, perc_ts *commit_ts, int *op,
 	                    perc_bytes row, perc_bytes col, perc_ts start_ts);
+	/*
+	 * Lock w's cell for the transaction of lock (lock->start_ts) and
+	 * write its data at start_ts, and with STORE_NOTIFY the notify
+	 * cell, in one step: after a crash, a roll forward notifies too.
+	 * The transaction's own record decides first (after a crash past
+	 * the commit point others may have written since); then a lock in
+	 * the way, then a write committed after start_ts.  0 (also when
+	 * the transaction's own lock is there already: a retry),
+	 * PERC_ECONFLICT, PERC_ELOCKED with the other lock in *blocker,
+	 * PERC_ECOMMITTED with *committed_at when this transaction already
+	 * committed here, or PERC_ETOOOLD below the safe point.
+	 */
 	int  (*prewrite)(struct store *s, perc_ts *committed_at,
 	                 const struct write *w, const struct lock_rec *lock,
 	                 unsigned flags, struct lock_rec *blocker);
+	/*
+	 * Commit transaction start_ts on (row, col) at commit_ts: its lock
+	 * becomes a write record, in one step.  With the lock gone, the
+	 * records answer: committed already is success, anything else
+	 * means it was rolled back (PERC_ECONFLICT).  STORE_SYNC makes it
+	 * durable before it returns (the commit point); STORE_CLEAR_NOTIFY
+	 * clears, in the same step, the notifications whose writes the
+	 * observer's snapshot saw (cell_write_seen); PERC_EPUSHED when a
+	 * reader raised the primary's lock above commit_ts (push).
+	 */
 	int  (*commit)(struct store *s, perc_bytes row, perc_bytes col,
 	               perc_ts start_ts, perc_ts commit_ts, unsigned flags);
+	/*
+	 * Roll transaction start_ts back on (row, col): drop its lock and
+	 * data and leave a rollback record at start_ts, so that a late or
+	 * retried prewrite of it never succeeds here; others' locks stay.
+	 * PERC_ECONFLICT when it committed here already.
+	 */
 	int  (*rollback)(struct store *s, perc_bytes row, perc_bytes col,
 	                 perc_ts start_ts, unsigned flags);
 	/*
@@ -272,7 +324,12 @@ struct store_ops {
 	/* The change log: one batch (struct store_log). */
 	int  (*log_read)(struct store *s, struct store_log *lg);
 
-	/* Walks. */
+	/*
+	 * Walks.  scan: one batch of struct store_scan's.  locks: fn for
+	 * every lock, in key order, until it returns other than 0 (which
+	 * locks returns).  raw: fn for every key that the store keeps of
+	 * row (of column *col only, when not NULL), as show prints them.
+	 */
 	int  (*scan)(struct store *s, struct store_scan *sc);
 	int  (*locks)(struct store *s, int (*fn)(void *arg, perc_bytes row,
 	              perc_bytes col, const struct lock_rec *lock), void *arg);
@@ -324,6 +381,36 @@ struct store_ops {
 	int  (*weak_clear)(struct store *s, perc_bytes row, perc_bytes col,
 	                   perc_ts upto);
 };
+
+/*
+ * The verbs that a store may leave NULL, called through lib/store.c,
+ * which stands for a NULL one as its comment above says.  (commit.c
+ * and lock.c still test the pointers of group, the *_many steps and
+ * commit_at_once themselves.)
+ */
+/* Is the store one process's at a time, so that others may wait for
+   it (waited_for is there)? */
+int  store_exclusive(const struct store *s);
+/* Do other data directories share the store (open_publish)? */
+int  store_shared(const struct store *s);
+void store_pause(struct store *s, int64_t deadline_ms);
+int  store_waited_for(struct store *s);
+void store_power_cut(struct store *s);
+int  store_ts_begin(struct store *s, perc_ts *out, int64_t deadline_ms);
+int  store_open_publish(struct store *s, perc_ts at, perc_ts oldest_here,
+                        perc_ts *oldest_all, int64_t deadline_ms);
+int  store_group(struct store *s, int on);
+int  store_prewrite_many(struct store *s, const struct write *const *w,
+                         const unsigned *flags, size_t n,
+                         const struct lock_rec *lock, int *done);
+int  store_commit_many(struct store *s, const struct write *const *w,
+                       size_t n, perc_ts start_ts, perc_ts commit_ts,
+                       int *done);
+int  store_rollback_many(struct store *s, const struct write *const *w,
+                         size_t n, perc_ts start_ts, int *done);
+int  store_commit_at_once(struct store *s, const struct writeset *ws,
+                          const unsigned *flags, perc_ts start_ts,
+                          perc_ts commit_ts);
 
 /* Every store's state begins with this. */
 struct store {

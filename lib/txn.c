@@ -124,7 +124,7 @@ perc_txn_free(perc_txn *txn)
 	 * A transaction this process finished, or ended with it, as a
 	 * local one does: the store must hear (gc.h).
 	 */
-	if (txn->db->store->ops->open_publish != NULL &&
+	if (store_shared(txn->db->store) &&
 	    (txn->journal.local != NULL || (txn->journal.path != NULL &&
 	    access(txn->journal.path, F_OK) != 0 && errno == ENOENT)))
 		txn->db->open_unpublished = 1;
