@@ -1,5 +1,6 @@
 /*
- * perc.h - Percolator-style transactions over one local LevelDB store.
+ * perc.h - Percolator-style transactions over a LevelDB store in the
+ * data directory or a shared Redis Cluster.
  *
  * Conventions (read these once, they hold for every function below):
  *  - Functions that can fail return int: 0 on success, a negative

@@ -1,5 +1,5 @@
 /*
- * lib/redis_gc.c - gc's safe point on the Redis store: field g of the
+ * lib/redis/gc.c - gc's safe point on the Redis store: field g of the
  * table's hash perc:{T:oracle}:gc, and of every bucket's v hash, where
  * the read and prewrite scripts check it in the same atomic step as
  * their work (refuse_below_safe_point in lib/redis/lua/common.lua).

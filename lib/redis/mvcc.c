@@ -1,6 +1,6 @@
 /*
- * lib/redis_mvcc.c - Percolator's steps on one cell of the Redis store:
- * each one EVALSHA of a script of lib/redis/ on the row's slot, which
+ * lib/redis/mvcc.c - Percolator's steps on one cell of the Redis store:
+ * each one EVALSHA of a script of lib/redis/lua/ on the row's slot, which
  * Redis runs alone, so a step is atomic as mvcc.c's write batches are.
  * The scripts decide; this side encodes their arguments (codec keys,
  * timestamps as 8-byte big-endian strings) and reads their answers.
@@ -256,7 +256,7 @@ prewrite_args_dispose(struct prewrite_args *a)
 /*
  * Prewrite w for the transaction of lock: see lib/redis/lua/prewrite.lua.
  * 0, PERC_ECONFLICT, PERC_ELOCKED with *blocker, or PERC_ECOMMITTED
- * with *committed_at, as mvcc_prewrite.  With STORE_PRIMARY the lock
+ * with *committed_at, as store.h's prewrite says.  With STORE_PRIMARY the lock
  * takes, or a retry refreshes, the owner's lease.
  */
 int

@@ -1,5 +1,5 @@
 /*
- * lib/redis_oracle.c - the Redis store's timestamp oracle: the function
+ * lib/redis/oracle.c - the Redis store's timestamp oracle: the function
  * library of lib/redis/lua/oracle.lua, which hands out timestamps from the
  * memory of the master of perc:{T:oracle}:ts and persists a ceiling
  * ahead of them, as the paper's oracle does.

@@ -1,5 +1,5 @@
 /*
- * lib/store_redis.h - the Redis Cluster store, shared by its files:
+ * lib/redis/redis.h - the Redis Cluster store, shared by its files:
  * store.c (open, create and leases), oracle.c, mvcc.c
  * (the steps on one cell) and walk.c (scans and notify cells).
  *

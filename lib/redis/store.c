@@ -1,14 +1,15 @@
 /*
- * lib/store_redis.c - the Redis Cluster store: a table of cells that
+ * lib/redis/store.c - the Redis Cluster store: a table of cells that
  * many perc processes on many machines share.
  *
  * Percolator needs single-row atomicity only.  Every key of a row has
  * one hash tag (see redis.h), so each step on one cell is one
- * EVALSHA of a script of lib/redis/ on the row's slot: Redis runs a
- * script alone, and each of ours reads everything it needs before its
- * first write, so a script that fails halfway has written nothing.
- * The scripts mirror mvcc.c over ZRANGEBYLEX on the codec's keys
- * (mvcc.c runs them; walk.c does the walks).
+ * EVALSHA of a script of lib/redis/lua/ on the row's slot: Redis runs
+ * a script alone, and each of ours reads everything it needs before
+ * its first write, so a script that fails halfway has written nothing.
+ * The scripts do the steps on a cell that store.h describes, over
+ * ZRANGEBYLEX on the codec's keys (mvcc.c runs them; walk.c does the
+ * walks).
  *
  * The client may send a command twice when a connection breaks after
  * it was written (cluster.h): every script checks its own

@@ -1,5 +1,5 @@
 /*
- * lib/redis_walk.c - walks of the Redis store: scans, resolve-locks'
+ * lib/redis/walk.c - walks of the Redis store: scans, resolve-locks'
  * walk of the locks, gc's pass, show's raw cells, and the notify region.
  *
  * A table's keys are spread over 64 buckets (redis.h), each a

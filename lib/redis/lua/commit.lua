@@ -1,11 +1,11 @@
 -- lib/redis/lua/commit.lua - commit transaction start8 on cell P at
--- commit8 (mvcc_commit_cell): if our lock is there, replace it by a
+-- commit8 (store.h's commit): if our lock is there, replace it by a
 -- write record, and a put's or delete's entry in the change log
 -- (log_put).  If it is gone, the write records answer: committed
 -- before is success, anything else means we were rolled back.
 -- ARGV: P, start8, commit8, NP ('' unless an observer's ack commits
 -- here: then the notifications of the cell that its snapshot start8
--- saw are cleared, with its failure record, as notify_clear does).
+-- saw are cleared, with its failure record, as STORE_CLEAR_NOTIFY says).
 -- KEYS[4], on the primary: the lease, dropped with the lock.
 -- Returns {0} (committed, now or before), {1} (rolled back) or {2} (on
 -- the primary, readers' mark is at or above commit8: nothing changed).

@@ -157,7 +157,7 @@ local function log_put(P, op, start8, commit8)
 	end
 end
 
--- The value of cell P visible at snapshot ts8 (mvcc_read): the newest
+-- The value of cell P visible at snapshot ts8 (store.h's read): the newest
 -- put or delete committed at or before it, with the lock check of
 -- read.lua (which says what kstart and kvisible are, and the reply).
 -- seen, when not nil, is what a walk already read of the cell's keys:

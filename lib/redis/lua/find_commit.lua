@@ -1,5 +1,5 @@
 -- lib/redis/lua/find_commit.lua - the write record of transaction start8
--- in cell P (mvcc_find_commit).  ARGV: P, start8.
+-- in cell P (store.h's find_commit).  ARGV: P, start8.
 -- Returns {0, key, op} or {1} when there is none.
 local f = find_commit(ARGV[1], ARGV[2])
 if f then

@@ -1,5 +1,5 @@
 -- lib/redis/lua/prewrite.lua - lock cell P for transaction start8 and write
--- its data (mvcc_prewrite), checking everything before the first write.
+-- its data (store.h's prewrite), checking all before the first write.
 -- ARGV: P, start8, lock record, op of the write, ack ('1' when an
 -- observer's ack rides on this cell), value (of a put), notify key (''
 -- when the column is not observed or the op keeps the value), the

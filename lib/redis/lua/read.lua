@@ -1,5 +1,5 @@
 -- lib/redis/lua/read.lua - the value of cell P visible at snapshot ts8
--- (mvcc_read): the newest put or delete committed at or before it.
+-- (store.h's read): the newest put or delete committed at or before it.
 -- ARGV: P, ts8, known_start8 ('' when no fate is known), known_visible
 -- ('1' when the known transaction committed at or before ts8).
 -- Returns {0, value}, {1} (no value), {2, lock record} (a lock that may

@@ -1,5 +1,5 @@
 -- lib/redis/lua/rollback.lua - roll transaction start8 back on cell P
--- (mvcc_rollback_cell): drop its lock and data and leave a rollback
+-- (store.h's rollback): drop its lock and data and leave a rollback
 -- record at start8, so that a delayed or retried prewrite of it can
 -- never succeed here.  Another transaction's lock is left alone.
 -- ARGV: P, start8; KEYS[4], on the primary: the lease, dropped too.
