@@ -135,7 +135,7 @@ CHECK_JOBS = 2
 CHECK_BATS = $(wildcard tests/*.bats)
 REDIS_BATS = $(filter-out tests/cluster.bats tests/redis.bats, \
 	$(shell grep -l perc_fresh_dir tests/*.bats))
-check test: all tests/unit/unit
+check test: check-layers all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
 	printf '#include "perc.h"\n' | \
 	    $(CC) -std=c99 -pedantic -Werror -Ilib -fsyntax-only -x c -
@@ -172,6 +172,11 @@ check test: all tests/unit/unit
 	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
 	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'; \
 	[ $$urc -eq 0 ] && [ $$brc -eq 0 ] && [ $$rrc -eq 0 ]
+
+# The layers (README, Layout): a store includes nothing of the core above
+# the seam, the core no store's header.  First, since it costs nothing.
+check-layers:
+	tests/layers
 
 # The same suite built with AddressSanitizer and UBSan, in its own tree.
 # (Not UBSan's vptr check: it needs the C++ runtime, which a C program
@@ -385,5 +390,6 @@ clean distclean:
 	    tests/bench/results.tsv lib/redis/scripts.c lib/redis/scripts.def
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
-.PHONY: FORCE all links check test check-asan check-valgrind fuzz chaos crashfs-cycles install \
+.PHONY: FORCE all links check test check-layers check-asan check-valgrind \
+	fuzz chaos crashfs-cycles install \
 	install-strip uninstall bench demo cluster cluster-stop format clean distclean

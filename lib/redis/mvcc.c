@@ -1,7 +1,8 @@
 /*
  * lib/redis/mvcc.c - Percolator's steps on one cell of the Redis store:
  * each one EVALSHA of a script of lib/redis/lua/ on the row's slot, which
- * Redis runs alone, so a step is atomic as mvcc.c's write batches are.
+ * Redis runs alone, so a step is atomic as the LevelDB store's write
+ * batches are.
  * The scripts decide; this side encodes their arguments (codec keys,
  * timestamps as 8-byte big-endian strings) and reads their answers.
  */
