@@ -103,7 +103,7 @@ perc_log_open(perc_log **out, perc_db *db, int has_since, perc_ts since,
 	int rc;
 
 	*out = NULL;
-	if (db->store->ops->log_read == NULL)
+	if (!store_keeps_log(db->store))
 		return error_set(PERC_EUSAGE, "this store keeps no change log");
 	if ((lg = calloc(1, sizeof(*lg))) == NULL)
 		return error_set(PERC_EIO, "out of memory");

@@ -22,6 +22,12 @@ store_shared(const struct store *s)
 	return s->ops->open_publish != NULL;
 }
 
+int
+store_keeps_log(const struct store *s)
+{
+	return s->ops->log_read != NULL;
+}
+
 void
 store_pause(struct store *s, int64_t deadline_ms)
 {

@@ -321,7 +321,8 @@ struct store_ops {
 	int  (*safe_point)(struct store *s, perc_ts *out);
 	int  (*safe_point_raise)(struct store *s, perc_ts sp);
 	int  (*gc)(struct store *s, struct store_gc *gc);
-	/* The change log: one batch (struct store_log). */
+	/* The change log: one batch (struct store_log).  NULL: the store
+	   keeps none (perc log refuses to start). */
 	int  (*log_read)(struct store *s, struct store_log *lg);
 
 	/*
@@ -393,6 +394,8 @@ struct store_ops {
 int  store_exclusive(const struct store *s);
 /* Do other data directories share the store (open_publish)? */
 int  store_shared(const struct store *s);
+/* Does the store keep a change log (log_read)? */
+int  store_keeps_log(const struct store *s);
 void store_pause(struct store *s, int64_t deadline_ms);
 int  store_waited_for(struct store *s);
 void store_power_cut(struct store *s);
