@@ -179,7 +179,10 @@ $(perc log --since "$T0" | sed -n 5p)"
 	perc set later c v
 	poll 100 grep -q $'\tlater\tc\tput\tv$' "$OUT"
 	kill -TERM "$PID"
-	run -0 wait "$PID"
+	# Not through run: its subshell cannot wait for this shell's child.
+	rc=0
+	wait "$PID" || rc=$?
+	[ "$rc" -eq 0 ] || fail "log --follow exited $rc on SIGTERM"
 	[[ $(tail -n 1 "$OUT") =~ ^[0-9]+$'\t\t\tresolved\t'$ ]]
 	# The resolved timestamps never go down.
 	grep resolved "$OUT" | cut -f1 | sort -c -n
