@@ -26,15 +26,15 @@ PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
 COMMANDS = abort begin commit del gc get help init load log notify resolve-locks \
-	run-observer scan scan-notify set shell show status ts
+	run-observer scan scan-notify set shell show status ts wait
 # The core in lib/, each store in a folder of its own (README, Layout).
 LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
 	lib/codec.o lib/collect.o lib/commit.o lib/coprocess.o lib/db.o \
 	lib/disk.o lib/error.o lib/escape.o lib/failpoint.o lib/gc.o \
 	lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
-	lib/serve.o lib/status.o lib/store.o lib/txn.o lib/weak.o \
-	lib/writeset.o \
+	lib/serve.o lib/status.o lib/store.o lib/txn.o lib/wait.o lib/wake.o \
+	lib/weak.o lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \
@@ -43,13 +43,13 @@ LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/durable_env.o \
 	lib/leveldb/walk.o lib/leveldb/weak.o
 REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/log.o lib/redis/mvcc.o \
 	lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
-	lib/redis/store.o lib/redis/url.o lib/redis/walk.o \
-	lib/redis/weak.o
+	lib/redis/store.o lib/redis/subscribe.o lib/redis/url.o \
+	lib/redis/wake.o lib/redis/walk.o lib/redis/weak.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/log.o cmd/notify.o \
 	cmd/resolve-locks.o \
 	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
-	cmd/status.o cmd/ts.o cmd/load.o
+	cmd/status.o cmd/ts.o cmd/load.o cmd/wait.o
 TESTOBJ = tests/unit/unit.o tests/unit/test_codec.o \
 	tests/unit/test_durable_env.o tests/unit/test_gc.o \
 	tests/unit/test_journal.o tests/unit/test_oracle.o \

@@ -44,6 +44,7 @@ int cmd_shell(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_show(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_status(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_ts(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_wait(int argc, char **argv, struct perc_ctx *ctx);
 
 /* The command table, for perc help. */
 extern const struct cmd cmd_table[];

@@ -29,6 +29,7 @@ const struct cmd cmd_table[] = {
 	{ "show",          cmd_show,          "dump the raw cells of a row" },
 	{ "status",        cmd_status,        "show the state of the directory" },
 	{ "ts",            cmd_ts,            "print fresh timestamps" },
+	{ "wait",          cmd_wait,          "wait until the observers are done" },
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);
 

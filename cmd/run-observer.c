@@ -140,18 +140,45 @@ report_coprocess(const perc_observer_run *run, void *arg)
 }
 
 /*
- * One runner: one pass with --once, else passes until a signal.  A
- * runner lives long, so it starts the automatic gc its commits made
- * due after each pass, not only when it exits (perc.c).
+ * How long an idle runner sleeps at most: the fallback poll, or less
+ * when a cell left for its backoff (retry_at, wall ms) is due sooner.
+ */
+static int64_t
+idle_ms(int64_t retry_at)
+{
+	int64_t ms = perc_notify_poll_ms(), due;
+	struct timespec now;
+
+	if (retry_at != 0 && clock_gettime(CLOCK_REALTIME, &now) == 0) {
+		due = retry_at - ((int64_t)now.tv_sec * 1000 +
+		    now.tv_nsec / 1000000);
+		due = due < 0 ? 0 : due;
+		ms = due < ms ? due : ms;
+	}
+	return ms;
+}
+
+/*
+ * One runner: one pass with --once, else passes until a signal.  Idle,
+ * it sleeps until a commit that set or cleared a notification wakes it
+ * (perc_notify_wait), using no CPU.  SIGINT and SIGTERM stay blocked
+ * but while it sleeps, so one that comes after the look for stopping
+ * still ends the sleep at once.  A runner lives long, so it starts the
+ * automatic gc its commits made due after each pass, not only when it
+ * exits (perc.c).
  */
 static int
-run_loop(struct perc_ctx *ctx, perc_bytes column, const perc_observer *obs)
+run_loop(struct perc_ctx *ctx, perc_bytes column, perc_observer *obs)
 {
-	struct timespec nap;
-	long idle_ms = 10;
+	sigset_t stop_sigs, asleep;
+	int64_t retry_at = 0;
 	size_t ran;
 	int rc;
 
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	obs->retry_at_ms = &retry_at;
 	for (;;) {
 		rc = perc_observer_pass(&ran, ctx->db, column, obs);
 		/* A coprocess's runs keep the store open; idle, let it go. */
@@ -164,12 +191,12 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, const perc_observer *obs)
 			cmd_gc_auto(ctx);
 		if (stopping)
 			return 0;
-		/* Idle: poll with backoff, up to a second. */
-		idle_ms = ran > 0 ? 10 : (idle_ms * 2 > 1000 ? 1000 :
-		    idle_ms * 2);
-		nap.tv_sec = idle_ms / 1000;
-		nap.tv_nsec = (idle_ms % 1000) * 1000000L;
-		nanosleep(&nap, NULL);
+		if (ran > 0)
+			continue;       /* more may have come meanwhile */
+		sigprocmask(SIG_BLOCK, &stop_sigs, &asleep);
+		if (!stopping)
+			perc_notify_wait(ctx->db, idle_ms(retry_at), &asleep);
+		sigprocmask(SIG_SETMASK, &asleep, NULL);
 		if (stopping)
 			return 0;
 	}
@@ -227,7 +254,7 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	};
 	struct runner r = { NULL, NULL };
 	perc_observer obs = { observe, report_command, &r, 0, &stopping, 0,
-	    NULL };
+	    NULL, NULL };
 	struct coprocess co, *cop = NULL;
 	struct sigaction sa;
 	char dir[PATH_MAX];
@@ -290,7 +317,7 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 		obs.report = NULL;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;     /* no SA_RESTART: naps end at once */
+	sa.sa_handler = on_signal;     /* no SA_RESTART: waits end at once */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	srand((unsigned)getpid());

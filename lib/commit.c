@@ -28,6 +28,7 @@
 #include "lock.h"
 #include "store.h"
 #include "txn.h"
+#include "wake.h"
 #include "weak.h"
 
 static const perc_bytes none = { "", 0 };
@@ -607,6 +608,27 @@ done:
 	return journal_finish(&txn->journal);
 }
 
+/*
+ * Does the commit set a notification (a write that changes an observed
+ * column, cell_flags, or a weak one, perc_txn_notify) or clear one (an
+ * observer's ack)?  Only such a commit wakes the waiters: runners, perc
+ * wait (lib/wake.c).
+ */
+static int
+changes_notifications(const perc_txn *txn)
+{
+	const struct writeset *ws = &txn->writes;
+	size_t i;
+
+	if (ws->nnotes > 0)
+		return 1;
+	for (i = 0; i < ws->n; i++)
+		if (ws->w[i].ack || (!OP_KEEPS_VALUE(ws->w[i].op) &&
+		    (cell_flags(txn, &ws->w[i]) & STORE_NOTIFY)))
+			return 1;
+	return 0;
+}
+
 int
 perc_txn_commit(perc_ts *out, perc_txn *txn)
 {
@@ -636,6 +658,10 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	db_release(txn->db);
 	if (rc == 0)
 		gc_count_commit(txn->db);
+	/* Whatever the outcome: a notify cell of a commit that failed
+	   late stays, and an observer finds it. */
+	if (changes_notifications(txn))
+		db_wake(txn->db);
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 #include "escape.h"
 #include "notify.h"
 #include "txn.h"
+#include "wake.h"
 #include "weak.h"
 
 struct dirty {
@@ -180,6 +181,18 @@ perc_observer_check(perc_db *db, perc_bytes column)
 	return rc;
 }
 
+/* A row another runner held is looked at again this soon (ms). */
+#define HELD_RETRY_MS 100
+
+/* A cell left for its backoff: the runner wakes when it is due. */
+static void
+note_retry(const perc_observer *obs, int64_t at_ms)
+{
+	if (obs->retry_at_ms != NULL && (*obs->retry_at_ms == 0 ||
+	    at_ms < *obs->retry_at_ms))
+		*obs->retry_at_ms = at_ms;
+}
+
 /*
  * One pass over the cells of column dirty when it starts.  *ran counts
  * the observer runs.  Returns 0, 1 if an observer failed, or a negative
@@ -196,6 +209,8 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 	int fd = -1, rc, failed = 0;
 
 	*ran = 0;
+	if (obs->retry_at_ms != NULL)
+		*obs->retry_at_ms = 0;
 	if ((rc = perc_observer_check(db, column)) < 0 ||
 	    (rc = perc_notify_scan(db, &column, collect, &l)) < 0 ||
 	    l.n == 0)
@@ -217,18 +232,27 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 		l.cells[i].visited = 1;
 		row = buf_bytes(&l.cells[i].row);
 		if (!obs->once && l.cells[i].retry_at_ms > clock_wall_ms()) {
+			note_retry(obs, l.cells[i].retry_at_ms);
 			if (visited + 1 < l.n)
 				i = next_unvisited(&l, i + 1);
 			continue;
 		}
 		if (!row_lock(fd, row, F_WRLCK)) {
-			/* Right behind another runner: jump away. */
+			/* Right behind another runner: jump away, and look
+			   again soon, should its run not wake us. */
+			note_retry(obs, clock_wall_ms() + HELD_RETRY_MS);
 			if (visited + 1 < l.n)
 				i = next_unvisited(&l, (size_t)rand());
 			continue;
 		}
 		rc = run_one(db, row, column, obs);
 		row_lock(fd, row, F_UNLCK);
+		/*
+		 * The commit woke the waiters while the row was still ours:
+		 * a runner of another column of it that looked then passed
+		 * it by.  Now it is free, wake them again.
+		 */
+		db_wake(db);
 		if (rc == 1)
 			failed = 1;
 		if (rc >= 0)

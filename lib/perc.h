@@ -24,6 +24,7 @@
 #ifndef PERC_H
 #define PERC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -462,7 +463,11 @@ int  perc_observer_check(perc_db *db, perc_bytes column);
  * observe returned from ended, before report: rc 0 (run->outcome says
  * how), or the PERC_E* code of a commit or a failure count that failed
  * (perc_errmsg() says why), with which the pass then stops.
- * *ran counts the runs.  Returns 0, 1 when an observer failed, or a
+ * *ran counts the runs.  When retry_at_ms is not NULL, the pass sets
+ * *retry_at_ms to the wall time in ms at which the first cell it left
+ * for its backoff may run, 0 when it left none: a runner that waits
+ * for notifications wakes then too.
+ * Returns 0, 1 when an observer failed, or a
  * negative PERC_E* code (PERC_EUSAGE for a column that is not
  * observed: perc_observer_check).
  */
@@ -484,10 +489,37 @@ typedef struct {
 	volatile int *stop;
 	int    local;
 	void (*done)(const perc_observer_run *run, int rc, void *arg);
+	int64_t *retry_at_ms;   /* out, when not NULL: see above */
 } perc_observer;
 
 int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
                         const perc_observer *obs);
+
+/*
+ * Waiting for notifications, without polling (perc-run-observer(1)).
+ *
+ * perc_notify_wait blocks until a commit that set or cleared a
+ * notification wakes it, or timeout_ms pass, or a signal not in mask
+ * comes (mask as for ppoll(2), applied while it waits; NULL keeps the
+ * process's mask).  1: look again; 0: the time ran out or a signal
+ * came.  The first call only starts to watch and returns 1 at once, so
+ * a caller that looks after it misses no wake.  A wake may be lost (a
+ * Redis failover); wait at most perc_notify_poll_ms(), the fallback
+ * poll (PERC_OBSERVER_POLL seconds, default 5), before looking again.
+ *
+ * perc_wait waits until no cell of the observed columns (of the n
+ * columns named, when n > 0) is dirty, at an instant when no commit
+ * that has locked a cell of an observed column is unfinished and no
+ * observer's run may still commit (perc-wait(1) says why it cannot
+ * return early): 0.  PERC_ETIMEOUT when timeout_ms (< 0: none) run
+ * out, *dirty the number of cells still dirty; PERC_EUSAGE for a
+ * column that is not observed (perc_observer_check).
+ */
+int     perc_notify_wait(perc_db *db, int64_t timeout_ms,
+                         const sigset_t *mask);
+int64_t perc_notify_poll_ms(void);
+int     perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
+                  size_t n, int64_t timeout_ms);
 
 /*
  * The state of a data directory, as perc status prints it.

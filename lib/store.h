@@ -16,6 +16,7 @@
 #ifndef STORE_H
 #define STORE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "cell.h"
@@ -381,6 +382,35 @@ struct store_ops {
 	                    unsigned flags);
 	int  (*weak_clear)(struct store *s, perc_bytes row, perc_bytes col,
 	                   perc_ts upto);
+
+	/*
+	 * The wakeup of those who wait for notifications (runners, perc
+	 * wait, a follower of the log), so that none has to poll.  wake
+	 * is the writer's, once a commit that set or cleared a
+	 * notification is over (the store released): it tells every
+	 * waiter of the table, at a cost of microseconds; best effort, a
+	 * wakeup lost is found by the waiters' slow fallback poll.
+	 * wait_wake is the waiter's: it blocks until a wake that came
+	 * after its previous call (or a signal not in mask, ppoll(2)'s
+	 * way: NULL keeps the process's mask), or deadline_ms.  1: look
+	 * again, a wake came, or the watch was (re)armed, which the first
+	 * call does, so that a look after it misses no wake; 0: deadline
+	 * or signal; a failure: the caller naps instead (db_wait_wake).
+	 * Watches are the process's own, even after fork(2).  NULL: no
+	 * wakeup, the waiters poll.
+	 */
+	void (*wake)(struct store *s);
+	int  (*wait_wake)(struct store *s, int64_t deadline_ms,
+	                  const sigset_t *mask);
+	/*
+	 * An opaque mark, equal at two reads only when no notify cell
+	 * changed in between: for perc wait, whose walk of the notify
+	 * cells (notify_scan) is then as good as atomic (lib/wait.c).
+	 * Every write or removal of a notify cell, in the same atomic
+	 * step, changes it.  NULL: notify_scan is atomic already (the
+	 * LevelDB store: one iterator, under the store's lock).
+	 */
+	int  (*notify_epoch)(struct store *s, perc_buf *out);
 };
 
 /*

@@ -38,6 +38,7 @@ ldb_init(struct ldb_store *s, const struct store_env *env)
 	s->lockfd = -1;
 	s->power_cuts = env->power_cuts;
 	s->owner_alive = env->owner_alive;
+	s->watch.fd = -1;
 	s->path = path_join(dir, "store");
 	s->lockpath = path_join(dir, "store.lock");
 	s->cleanpath = path_join(dir, "store.clean");
@@ -66,6 +67,7 @@ ldb_dispose(struct ldb_store *s)
 {
 	ldb_release(&s->base);
 	oracle_dispose(&s->oracle);
+	dir_watch_close(&s->watch);
 	perc_buf_dispose(&s->lo);
 	perc_buf_dispose(&s->hi);
 	perc_buf_dispose(&s->cuts);
@@ -78,6 +80,7 @@ ldb_dispose(struct ldb_store *s)
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
 	s->oracle.fd = -1;
+	s->watch.fd = -1;
 }
 
 /* Create an empty store and oracle in the new data directory env->dir. */
@@ -351,6 +354,21 @@ ldb_owner_alive(struct store *base, const struct lock_rec *lock,
 	    lock->wall_ms);
 }
 
+/* The wakeup is the data directory's (lib/wake.c). */
+static void
+ldb_wake(struct store *base)
+{
+	dir_wake(((struct ldb_store *)base)->dir);
+}
+
+static int
+ldb_wait_wake(struct store *base, int64_t deadline_ms, const sigset_t *mask)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	return dir_wait_wake(&s->watch, s->dir, deadline_ms, mask);
+}
+
 static const struct store_ops ldb_ops = {
 	.name           = "leveldb",
 	.data_format    = 2,            /* cell heads */
@@ -388,6 +406,8 @@ static const struct store_ops ldb_ops = {
 	.weak_pend      = ldb_weak_pend,
 	.weak_settle    = ldb_weak_settle,
 	.weak_clear     = ldb_weak_clear,
+	.wake           = ldb_wake,
+	.wait_wake      = ldb_wait_wake,
 };
 
 /* The store of data directory env->dir, not yet acquired. */

@@ -39,8 +39,10 @@
 #ifndef REDIS_CLUSTER_H
 #define REDIS_CLUSTER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <hiredis/hiredis.h>
 
@@ -212,6 +214,26 @@ void rc_map_behind(rc_cluster *cl);
 
 /* The node the map says serves slot, or -1 when none does. */
 int  rc_slot_node(const rc_cluster *cl, unsigned slot);
+
+/*
+ * A shard channel subscription (SSUBSCRIBE, Redis 7), on a connection
+ * of its own to the master of the channel's slot, opened by
+ * rc_subscribe before deadline_ms (the map loaded first if need be).
+ * rc_sub_wait blocks until a message comes (1), deadline_ms or a
+ * signal not in mask (0, ppoll(2)'s mask; NULL: the process's), or the
+ * subscription ends (-1: the connection broke, or the server dropped
+ * the channel because its slot moved, as a failover does; subscribe
+ * again, on a map loaded anew: rc_map_behind).  Every message queued
+ * is read at once.  A subscription is its process's: a child forked
+ * after rc_subscribe closes its copy (rc_sub_close) and subscribes anew.
+ */
+typedef struct rc_sub rc_sub;
+
+int   rc_subscribe(rc_sub **out, rc_cluster *cl, perc_bytes channel,
+                   int64_t deadline_ms);
+int   rc_sub_wait(rc_sub *sub, int64_t deadline_ms, const sigset_t *mask);
+pid_t rc_sub_pid(const rc_sub *sub);
+void  rc_sub_close(rc_sub *sub);
 
 /* For tests only: point slot at node in the map, rightly or not. */
 void rc_test_set_slot(rc_cluster *cl, unsigned slot, int node);

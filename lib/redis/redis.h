@@ -24,6 +24,10 @@
  *   perc:{T:oracle}:table  the table's marker, made by init
  *   perc:{T:oracle}:gc     a hash: field g, gc's safe point, which every
  *                          bucket's v hash holds too, for its scripts
+ *   perc:{T:oracle}:wake   a shard channel, the wakeup (wake.c)
+ *
+ * A bucket's v hash also holds field e, raised by every script that
+ * writes or removes one of its notify cells: perc wait's mark (wake.c).
  *
  * Every key of a row shares a slot, so one script on that slot reads
  * and writes a cell's lock, write, data and notify keys atomically,
@@ -59,6 +63,8 @@ struct redis_store {
 	int          script[RS_NSCRIPTS];
 	char        *owner;             /* our leases' value: HOST TAB DIR */
 	char        *url;               /* as opened, for messages */
+	rc_sub      *wake_sub;          /* wait_wake's (wake.c), or NULL */
+	int          wake_lost;         /* it ended: load the map anew */
 };
 
 /* The name of bucket's key of one kind: 'k', 'v' or 'l'. */
@@ -188,4 +194,8 @@ int rs_weak_clear(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts upto);
 int rs_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                     perc_bytes rec);
+/* wake.c: the wakeup, and perc wait's mark. */
+void rs_wake(struct store *s);
+int  rs_wait_wake(struct store *s, int64_t deadline_ms, const sigset_t *mask);
+int  rs_notify_epoch(struct store *s, perc_buf *out);
 #endif

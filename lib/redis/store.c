@@ -288,6 +288,7 @@ rs_dispose(struct store *base)
 
 	if (s == NULL)
 		return;
+	rc_sub_close(s->wake_sub);
 	if (s->cl != NULL)
 		rc_close(s->cl);
 	free(s->url);
@@ -333,6 +334,9 @@ static const struct store_ops redis_ops = {
 	.weak_pend      = rs_weak_pend,
 	.weak_settle    = rs_weak_settle,
 	.weak_clear     = rs_weak_clear,
+	.wake           = rs_wake,
+	.wait_wake      = rs_wait_wake,
+	.notify_epoch   = rs_notify_epoch,
 };
 
 int

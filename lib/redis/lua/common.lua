@@ -132,14 +132,25 @@ local function refuse_below_safe_point(ts8)
 	end
 end
 
+-- A key of the notify region ('n', REGION_NOTIFY) changes: raise the
+-- bucket's mark e in the same step, which perc wait reads before and
+-- after its walk of the notify cells (rs_notify_epoch, lib/wait.c).
+local function notify_mark(key)
+	if string.byte(key, 1) == 110 then
+		redis.call('HINCRBY', KEYS[2], 'e', 1)
+	end
+end
+
 local function put(key, value)
 	redis.call('HSET', KEYS[2], key, value)
 	redis.call('ZADD', KEYS[1], 0, key)
+	notify_mark(key)
 end
 
 local function del(key)
 	redis.call('HDEL', KEYS[2], key)
 	redis.call('ZREM', KEYS[1], key)
+	notify_mark(key)
 end
 
 -- The bucket's change log (perc log; lib/redis/log.c): a sorted set
