@@ -507,6 +507,9 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
  * Redis failover); wait at most perc_notify_poll_ms(), the fallback
  * poll (PERC_OBSERVER_POLL seconds, default 5), before looking again.
  *
+ * perc_notify_wake wakes every waiter of the store, as a commit that
+ * sets or clears a notification does (perc_txn_commit calls it then).
+ *
  * perc_wait waits until no cell of the observed columns (of the n
  * columns named, when n > 0) is dirty, at an instant when no commit
  * that has locked a cell of an observed column is unfinished and no
@@ -518,6 +521,7 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 int     perc_notify_wait(perc_db *db, int64_t timeout_ms,
                          const sigset_t *mask);
 int64_t perc_notify_poll_ms(void);
+void    perc_notify_wake(perc_db *db);
 int     perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
                   size_t n, int64_t timeout_ms);
 

@@ -53,6 +53,12 @@ perc_notify_wait(perc_db *db, int64_t timeout_ms, const sigset_t *mask)
 	return db_wait_wake(db, clock_deadline(timeout_ms), mask);
 }
 
+void
+perc_notify_wake(perc_db *db)
+{
+	db_wake(db);
+}
+
 int64_t
 perc_notify_poll_ms(void)
 {

@@ -383,6 +383,22 @@ starts() {
 	! kill -0 "$(cat "$T_DIR/pids")" 2> /dev/null
 }
 
+@test "idle --coprocess --workers 2: asleep until a commit wakes them, fallback poll 1000 s away; SIGTERM ends them" {
+	PERC_OBSERVER_POLL=1000 start_runner "$T_DIR/err" --quiet --workers 2 \
+	    --coprocess doc -- "$EXAMPLES/observer-coprocess.sh"
+	perc set d1 doc abc
+	poll 100 no_dirty
+	poll 100 workers_asleep_in_poll "$RUNNER_PID" 2
+	perc set d2 doc abcd
+	perc set d3 doc abcde
+	poll 100 no_dirty
+	run -0 perc scan --column len
+	assert_output $'d1\tlen\t3\nd2\tlen\t4\nd3\tlen\t5'
+	poll 100 workers_asleep_in_poll "$RUNNER_PID" 2
+	stop_runner TERM
+	no_lock_left
+}
+
 @test "--coprocess in the usage" {
 	run -2 --separate-stderr perc run-observer --bogus
 	run -0 perc run-observer -h

@@ -9,10 +9,10 @@ PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
 COMMANDS="abort begin commit del gc get help init load log notify resolve-locks
-	run-observer scan scan-notify set shell show status ts"
+	run-observer scan scan-notify set shell show status ts wait"
 # The ones that need a data directory.
 DATA_COMMANDS="abort begin commit del gc get load log notify resolve-locks scan
-	scan-notify set shell show status ts"
+	scan-notify set shell show status ts wait"
 
 # The store the suite runs on: leveldb (the default), or redis, where
 # every fresh data directory keeps its cells in a table of its own on
@@ -29,6 +29,22 @@ poll() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# Is process $1 asleep in poll(2), as an idle runner waits for its
+# wakeup, rather than napping between two looks (nanosleep)?  And each
+# of the processes whose parent is $1 (run-observer --workers N).
+asleep_in_poll() {
+	[[ $(cat "/proc/$1/wchan" 2> /dev/null) == *poll* ]]
+}
+
+workers_asleep_in_poll() {
+	local w n=0
+	for w in $(ps -o pid= --ppid "$1"); do
+		asleep_in_poll "$w" || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -eq "$2" ]
 }
 
 # A table no other test uses, for data directory $1.

@@ -417,6 +417,43 @@ perc get -t "$PERC_TXN" -e "$PERC_ROW_ESCAPED" "$PERC_COLUMN_ESCAPED" \
 	no_lock_left
 }
 
+@test "an idle runner sleeps until a commit wakes it, its fallback poll 1000 s away; SIGTERM ends the sleep" {
+	PERC_OBSERVER_POLL=1000 start_runner "$T_DIR/err" --quiet col -- \
+	    sh -c 'perc set -t "$PERC_TXN" "$PERC_ROW" seen "$PERC_ROW"'
+	perc set r1 col v
+	poll 100 no_dirty
+	poll 100 asleep_in_poll "$RUNNER_PID"
+	# Only the wake can end that sleep before 1000 s.
+	perc set r2 col v
+	poll 100 no_dirty
+	run -0 perc get r2 seen
+	assert_output r2
+	poll 100 asleep_in_poll "$RUNNER_PID"
+	stop_runner TERM
+	[ ! -s "$T_DIR/err" ]
+}
+
+@test "idle --workers 2: each worker sleeps until woken, every cell runs; SIGINT ends them, exit 0" {
+	PERC_OBSERVER_POLL=1000 start_runner "$T_DIR/err" --quiet --workers 2 \
+	    col -- sh -c 'echo "$PERC_ROW" >> "$T_DIR/runs"
+	    perc set -t "$PERC_TXN" "$PERC_ROW" seen 1'
+	poll 100 workers_asleep_in_poll "$RUNNER_PID" 2
+	for k in 1 2 3 4; do
+		perc set "r$k" col v
+	done
+	poll 100 no_dirty
+	[ "$(sort "$T_DIR/runs" | uniq | wc -l)" -eq 4 ]
+	poll 100 workers_asleep_in_poll "$RUNNER_PID" 2
+	stop_runner INT
+	no_lock_left
+}
+
+@test "PERC_OBSERVER_POLL that is not a number is a usage error" {
+	run -2 --separate-stderr env PERC_OBSERVER_POLL=soon \
+	    perc run-observer --once col -- true
+	assert_error_line '*PERC_OBSERVER_POLL*'
+}
+
 @test "an observer whose commit loses a write-write conflict leaves the cell dirty, and it runs again" {
 	perc set r col v
 	# the observer writes shared x, and so does a rival that commits

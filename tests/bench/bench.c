@@ -14,6 +14,10 @@
  *   bench open DIR N              median ms to open and close the store
  *   bench settle DIR              compact DIR's store in full, as a
  *                                 baseline for a store left as it was
+ *   bench wake DIR N              median us of a one-cell commit to
+ *                                 observed column doc (it wakes the
+ *                                 waiters), and of the wakeup alone,
+ *                                 with a waiter watching
  */
 #include <inttypes.h>
 #include <leveldb/c.h>
@@ -353,6 +357,48 @@ open_time(const char *dir, int n)
 	return 0;
 }
 
+/*
+ * The writer's cost of the wakeup: a one-cell commit to observed column
+ * doc wakes the waiters after it (perc_notify_wake); this process
+ * watches too, as a waiting runner would.  Median us of each.
+ */
+static int
+wake_cost(const char *dir, int n)
+{
+	double *c = calloc((size_t)n, sizeof(*c));
+	double *w = calloc((size_t)n, sizeof(*w)), start;
+	perc_bytes row, col = { "doc", 3 }, val = { "v", 1 };
+	char key[32];
+	perc_db *db;
+	perc_ts ts;
+	int i;
+
+	if (c == NULL || w == NULL || perc_db_open(&db, dir) < 0) {
+		fprintf(stderr, "bench: %s\n", perc_errmsg());
+		return 1;
+	}
+	perc_notify_wait(db, 0, NULL);  /* the first call only watches */
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "w%08d", i);
+		row.data = key;
+		row.len = strlen(key);
+		start = now_ms();
+		if (perc_set(&ts, db, row, col, val) < 0) {
+			fprintf(stderr, "bench: %s\n", perc_errmsg());
+			return 1;
+		}
+		c[i] = now_ms() - start;
+		start = now_ms();
+		perc_notify_wake(db);
+		w[i] = now_ms() - start;
+	}
+	printf("%.1f %.1f\n", median(c, n) * 1000, median(w, n) * 1000);
+	perc_db_close(db);
+	free(c);
+	free(w);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -372,7 +418,9 @@ main(int argc, char **argv)
 		return open_time(argv[2], atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "settle") == 0)
 		return settle(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "wake") == 0)
+		return wake_cost(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: bench lat|perc|raw|reads|rawreads|load|open|"
-	    "settle ...\n");
+	    "settle|wake ...\n");
 	return 2;
 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# tests/wait.bats - perc wait: until no observed cell is dirty and no
+# commit or observer run that could make one is in flight
+
+load helpers
+
+setup() {
+	perc_fresh_dir
+	perc init --observe a --observe b --observe c "$PERC_DIR"
+	T_DIR=$BATS_TEST_TMPDIR
+	export T_DIR
+}
+
+# A runner in the background: the observer of column $1 copies the
+# cell's value, with "+$2" added, into column $2 of the same row.
+chain_runner() {
+	perc run-observer --quiet "$1" -- sh -c "
+	    v=\$(perc get -t \"\$PERC_TXN\" \"\$PERC_ROW\" $1)
+	    perc set -t \"\$PERC_TXN\" \"\$PERC_ROW\" $2 \"\$v+$2\"" 3>&- &
+	BG_PIDS+=("$!")
+}
+
+@test "wait returns 0 once a chain of three observers is done: the last one's write is there" {
+	chain_runner a b
+	chain_runner b c
+	chain_runner c out
+	for k in 1 2 3; do
+		perc set "r$k" a "x$k"
+	done
+	run -0 --separate-stderr perc wait
+	assert_output ''
+	for k in 1 2 3; do
+		run -0 perc get "r$k" out
+		assert_output "x$k+b+c+out"
+	done
+	run -0 perc scan-notify
+	assert_output ''
+}
+
+@test "wait with nothing dirty returns 0 at once, also with no observed column" {
+	run -0 perc wait
+	perc_fresh_dir plain
+	run -0 perc wait
+}
+
+@test "--timeout: exit 4 naming how many cells are still dirty" {
+	perc set r1 a x
+	perc set r2 b x
+	perc set r3 c x
+	run -4 --separate-stderr perc wait --timeout 0.3
+	assert_error_line '*3 cells are still dirty*'
+	run -4 --separate-stderr perc wait --timeout 0
+	assert_error_line '*3 cells are still dirty*'
+}
+
+@test "an observer run that has not committed yet keeps wait from returning" {
+	# (Bounded: a test that fails midway must not leave it waiting.)
+	perc run-observer --quiet a -- sh -c '
+	    : > "$T_DIR/started"
+	    for i in $(seq 600); do
+		[ -e "$T_DIR/go" ] && break
+		sleep 0.05
+	    done
+	    perc set -t "$PERC_TXN" "$PERC_ROW" b done' 3>&- &
+	BG_PIDS+=("$!")
+	perc set r a x
+	poll 100 test -e "$T_DIR/started"
+	run -4 --separate-stderr perc wait --timeout 0.5
+	assert_error_line '*1 cell is still dirty*'
+	# Its write to b, an observed column, is dirty in turn: no runner
+	# of b, so wait on a alone.
+	: > "$T_DIR/go"
+	run -0 perc wait --column a
+	run -0 perc get r b
+	assert_output done
+	run -4 --separate-stderr perc wait --timeout 0.2
+	assert_error_line '*1 cell is still dirty*'
+}
+
+@test "a commit stuck in flight, its owner alive, keeps wait from returning; once it is gone, wait ends" {
+	chain_runner a out
+	T=$(perc begin)
+	perc set -t "$T" r a x
+	perc set -t "$T" r other y
+	start_live_commit "$T" r a after-prewrite
+	run -4 --separate-stderr perc wait --timeout 0.5
+	assert_error_line '*1 cell is still dirty*'
+	kill_live_commit
+	run -0 perc wait
+	run -0 perc scan-notify
+	assert_output ''
+}
+
+@test "--column: only the dirty cells of the columns named" {
+	perc set r1 a x
+	run -0 perc wait --column b
+	run -0 perc wait --column b --column c
+	run -4 --separate-stderr perc wait --column a --timeout 0.1
+	assert_error_line '*1 cell is still dirty*'
+	run -4 --separate-stderr perc wait --column c --column a --timeout 0.1
+	assert_error_line '*1 cell is still dirty*'
+}
+
+@test "--column of a column that is not observed: exit 2 naming the observed ones" {
+	run -2 --separate-stderr perc wait --column nope
+	assert_error_line "*'nope' is not observed; observed: a, b, c*"
+	run -2 --separate-stderr perc wait --column a --column nope
+	assert_error_line "*'nope' is not observed*"
+}
+
+@test "usage errors exit 2 with one line" {
+	run -2 --separate-stderr perc wait --timeout soon
+	assert_error_line '*--timeout*'
+	run -2 --separate-stderr perc wait extra
+	assert_error_line "*unexpected argument 'extra'*"
+	run -2 --separate-stderr perc wait --bogus
+	assert_error_line
+}
