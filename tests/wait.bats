@@ -116,3 +116,19 @@ chain_runner() {
 	run -2 --separate-stderr perc wait --bogus
 	assert_error_line
 }
+
+@test "weak notifications are dirty cells too: wait until their observer has run" {
+	perc init --observe-weak agg "$PERC_DIR"
+	perc notify r agg
+	perc notify r agg
+	run -4 --separate-stderr perc wait --timeout 0.2
+	assert_error_line '*1 cell is still dirty*'
+	run -4 --separate-stderr perc wait --column agg --timeout 0.2
+	assert_error_line '*1 cell is still dirty*'
+	perc run-observer --quiet agg -- sh -c '
+	    perc set -t "$PERC_TXN" "$PERC_ROW" count 2' 3>&- &
+	BG_PIDS+=("$!")
+	run -0 perc wait --column agg
+	run -0 perc get r count
+	assert_output 2
+}
