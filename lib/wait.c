@@ -14,6 +14,9 @@
  *     the run's ack commits: the commit point, the same single-row step
  *     that clears it (STORE_CLEAR_NOTIFY), comes after the prewrites of
  *     all of the run's own writes, whose notify cells are then there.
+ *     A weak notification (weak.c) is a notify-region key too: pending
+ *     before its transaction's commit point, the notification after it
+ *     in one step; a weak run clears it after its own commit.
  *     No other step removes a notify cell (rollbacks and gc leave them).
  *     So at every instant, a commit that has locked a cell of an
  *     observed column and is not finished, or an observer's run that
