@@ -24,7 +24,6 @@
 #ifndef PERC_H
 #define PERC_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -500,8 +499,9 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
  *
  * perc_notify_wait blocks until a commit that set or cleared a
  * notification wakes it, or timeout_ms pass, or a signal not in mask
- * comes (mask as for ppoll(2), applied while it waits; NULL keeps the
- * process's mask).  1: look again; 0: the time ran out or a signal
+ * comes (mask, when not NULL, a const sigset_t *: the signal mask
+ * while it waits, as ppoll(2)'s; NULL keeps the process's; a void *
+ * here, which C99 without POSIX, as this header is, lacks).  1: look again; 0: the time ran out or a signal
  * came.  The first call only starts to watch and returns 1 at once, so
  * a caller that looks after it misses no wake.  A wake may be lost (a
  * Redis failover); wait at most perc_notify_poll_ms(), the fallback
@@ -519,7 +519,7 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
  * column that is not observed (perc_observer_check).
  */
 int     perc_notify_wait(perc_db *db, int64_t timeout_ms,
-                         const sigset_t *mask);
+                         const void *mask);
 int64_t perc_notify_poll_ms(void);
 void    perc_notify_wake(perc_db *db);
 int     perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,

@@ -51,7 +51,7 @@
 #define UNSETTLED_MS 20
 
 int
-perc_notify_wait(perc_db *db, int64_t timeout_ms, const sigset_t *mask)
+perc_notify_wait(perc_db *db, int64_t timeout_ms, const void *mask)
 {
 	return db_wait_wake(db, clock_deadline(timeout_ms), mask);
 }
