@@ -1,5 +1,6 @@
 /* lib/clock.c - time, deadlines and the bounded waits built on them */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -138,4 +139,22 @@ clock_flock(int fd, int how, int64_t deadline_ms)
 			return -1;
 		}
 	}
+}
+
+/*
+ * ppoll(2) on fd (-1: none) until deadline_ms, with mask while it
+ * waits: 1 readable, 0 deadline or a signal.
+ */
+int
+clock_pause_on(int fd, int64_t deadline_ms, const sigset_t *mask)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int64_t left = deadline_ms - clock_mono_ms();
+	struct timespec ts;
+
+	if (left < 0)
+		left = 0;
+	ts.tv_sec = (time_t)(left / 1000);
+	ts.tv_nsec = (long)(left % 1000) * 1000000L;
+	return ppoll(fd >= 0 ? &p : NULL, fd >= 0 ? 1 : 0, &ts, mask) > 0;
 }

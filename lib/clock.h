@@ -2,6 +2,7 @@
 #ifndef CLOCK_H
 #define CLOCK_H
 
+#include <signal.h>
 #include <stdint.h>
 
 int64_t clock_mono_ms(void);
@@ -24,4 +25,10 @@ int clock_backoff(unsigned *delay_us, unsigned cap_us, int64_t deadline_ms);
 
 /* flock(fd, how) retried with backoff until deadline_ms: 0 or -1. */
 int clock_flock(int fd, int how, int64_t deadline_ms);
+
+/*
+ * Sleep in ppoll(2) on fd (-1: none) until deadline_ms, with mask as
+ * the signal mask meanwhile: 1 fd is readable, 0 deadline or a signal.
+ */
+int clock_pause_on(int fd, int64_t deadline_ms, const sigset_t *mask);
 #endif

@@ -1,8 +1,7 @@
 /*
  * lib/wake.h - waking those who wait for notifications (runners, perc
- * wait) instead of having them poll: the store's wake and wait_wake
- * (store.h), and the data directory's wakeup that the LevelDB store
- * uses.
+ * wait) instead of having them poll, through the store's wake and
+ * wait_wake (store.h).
  */
 #ifndef WAKE_H
 #define WAKE_H
@@ -33,21 +32,6 @@ void db_wake(perc_db *db);
  * until deadline_ms instead.  1: look again; 0: deadline or signal.
  */
 int  db_wait_wake(perc_db *db, int64_t deadline_ms, const sigset_t *mask);
-
-/*
- * The data directory's wakeup: a writer opens DIR/wake, and every
- * waiter's inotify(7) watch on it hears of the open.  A dir_watch is
- * one waiter's, {-1, 0} until its first wait.
- */
-struct dir_watch {
-	int   fd;               /* the inotify instance, or -1 */
-	pid_t pid;              /* whose it is: a fork starts its own */
-};
-
-void dir_wake(const char *dir);
-int  dir_wait_wake(struct dir_watch *w, const char *dir, int64_t deadline_ms,
-                   const sigset_t *mask);
-void dir_watch_close(struct dir_watch *w);
 
 #ifdef __cplusplus
 }

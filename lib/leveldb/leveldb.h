@@ -9,7 +9,7 @@
 #include "oracle.h"
 #include "perc.h"
 #include "store.h"
-#include "wake.h"
+#include "dirwake.h"
 
 struct ldb_store {
 	struct store            base;     /* first: the seam's view */
@@ -42,7 +42,7 @@ struct ldb_store {
 	int64_t                 pause_until; /* and the pause's deadline */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	struct kv_batch        *group;    /* ldb_group's gathered writes */
-	struct dir_watch        watch;    /* wait_wake's (lib/wake.c) */
+	struct dir_watch        watch;    /* wait_wake's (dirwake.c) */
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
 	int64_t                 asked_ms; /* ldb_waited_for's last look */
