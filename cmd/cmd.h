@@ -72,6 +72,14 @@ void cmd_gc_auto(struct perc_ctx *ctx);  /* cmd/gc.c */
 int  cmd_arg(perc_bytes *out, perc_buf *store, const char *arg,
              int escaped);
 void cmd_stdin_hint(const char *what);
+
+/* A write of one cell: alone, or buffered in a transaction (del, notify). */
+struct cmd_cell_verb {
+	int (*alone)(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col);
+	int (*buffered)(perc_txn *txn, perc_bytes row, perc_bytes col);
+};
+int  cmd_write_cell(int argc, char **argv, struct perc_ctx *ctx,
+                    const char *usage, const struct cmd_cell_verb *verb);
 int  cmd_read_stdin(perc_buf *out);
 int  cmd_print_field(perc_bytes field);
 int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
