@@ -75,8 +75,15 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 		return 2;
 	argc -= optind;
 	argv += optind;
-	if (argc < 2 || argc % 2 != 0 || (handle && at) || (flags && !handle))
-		return cmd_usage(usage);
+	if (argc < 2 || argc % 2 != 0)
+		return cmd_usage_error(usage, "%d arguments: a cell is a ROW "
+		    "and a COLUMN, several cells are pairs", argc);
+	if (handle && at)
+		return cmd_usage_error(usage, "-t and --at both name a "
+		    "snapshot; give one");
+	if (flags && !handle)
+		return cmd_usage_error(usage, "--lock locks the cell at a "
+		    "transaction's commit: give -t TXN");
 	if (at && cmd_parse_ts(&ts, at) < 0)
 		return cmd_usage_error(usage, "--at takes a timestamp (from "
 		    "perc ts or a commit), not '%s'", at);

@@ -124,7 +124,9 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		}
 	}
 	if (optind != argc)
-		return cmd_usage(usage);
+		return cmd_usage_error(usage, "unexpected argument '%s' (the "
+		    "shell reads its requests from standard input)",
+		    argv[optind]);
 	if ((rc = cmd_open_db(ctx)) < 0)
 		return cmd_fail(rc);
 	serve_init(&sess, ctx->db, write_answer, NULL);

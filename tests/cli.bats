@@ -325,7 +325,10 @@ load helpers
 	    "gc --retain soon:*--retain takes seconds, not 'soon'*" \
 	    "load --batch 0:*--batch takes*not '0'*" \
 	    "-x scan:*unknown option '-x'*" \
-	    "-d:*'-d' needs a directory*"; do
+	    "-d:*'-d' needs a directory*" \
+	    "get --lock a x:*--lock*give -t TXN*" \
+	    "get a:*a cell is a ROW and a COLUMN*" \
+	    "shell x:*unexpected argument 'x'*"; do
 		# shellcheck disable=SC2086
 		run -2 --separate-stderr perc ${args%%:*}
 		assert_usage_error
