@@ -378,6 +378,23 @@ demo() {
 }
 
 # delete FIRST N: delete documents FIRST to FIRST+N-1 in one transaction.
+# retry CMD...: CMD again while it loses a write-write conflict (exit 3:
+# its transaction is over, and a new one may succeed), as a writer must
+# beside running observers, whose transactions lock the document rows;
+# at most 50 times.
+retry() {
+	local i rc
+	for ((i = 0; i < 50; i++)); do
+		rc=0
+		"$@" || rc=$?
+		[ "$rc" -eq 3 ] || return "$rc"
+	done
+	return 3
+}
+
+# load_file FILE: load FILE's cells in one transaction.
+load_file() { perc load < "$1" > /dev/null; }
+
 delete() {
 	local t i
 	t=$(perc begin) || return
@@ -401,8 +418,9 @@ demo) [ $# -le 1 ] || usage; demo ;;
 init) [ $# -eq 1 ] || usage
 	perc init --observe doc --observe-weak count "$PERC_DIR" ;;
 load) [ $# -ge 3 ] && [ $# -le 4 ] || usage
-	generate "$2" "$3" "${4:-1}" | perc load > /dev/null ;;
-delete) [ $# -eq 3 ] || usage; delete "$2" "$3" ;;
+	generate "$2" "$3" "${4:-1}" > "$tmp/docs" &&
+	    retry load_file "$tmp/docs" ;;
+delete) [ $# -eq 3 ] || usage; retry delete "$2" "$3" ;;
 run) [ $# -le 2 ] || usage; drain "${2:-100}" ;;
 serve) [ $# -eq 1 ] || usage; serve ;;
 verify) [ $# -eq 1 ] || usage; verify ;;
