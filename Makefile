@@ -34,7 +34,7 @@ LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
 	lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
 	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
 	lib/serve.o lib/status.o lib/store.o lib/txn.o lib/wait.o lib/wake.o \
-	lib/weak.o lib/writeset.o \
+	lib/weak.o lib/weak_run.o lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \

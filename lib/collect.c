@@ -20,7 +20,7 @@
  *  4. locks below the safe point are resolved (a live owner's lock
  *     stays, and the cell with it), and so are the pending weak
  *     notifications of transactions that began below it, whose
- *     primaries' records must still tell their fate (weak.c);
+ *     primaries' records must still tell their fate (weak_run.c);
  *  5. the store records the safe point, durably, never lower than
  *     before, and from then on refuses to read or prewrite below it
  *     (PERC_ETOOOLD), checking in the same atomic step as the read;
@@ -44,7 +44,7 @@
 #include "lock.h"
 #include "store.h"
 #include "timestamp.h"
-#include "weak.h"
+#include "weak_run.h"
 
 #define GC_RETAIN_MS    (600 * 1000)
 

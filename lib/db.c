@@ -662,6 +662,19 @@ db_refuse_weak(const perc_db *db, perc_bytes col, const char *doing)
 	    "with 'perc notify ROW COLUMN'", error_quote(col), doing);
 }
 
+int
+db_require_weak(const perc_db *db, perc_bytes col)
+{
+	if (db_is_weak(db, col))
+		return 0;
+	if (db_is_strong(db, col))
+		return error_set(PERC_EUSAGE, "column '%s' is strongly "
+		    "observed: a write to it notifies, and perc notify is "
+		    "for weakly observed columns only", error_quote(col));
+	return error_set(PERC_EUSAGE, "column '%s' is not weakly observed; "
+	    "perc init --observe-weak COLUMN makes one", error_quote(col));
+}
+
 /*
  * Mark a config of an older format ours before the store is written:
  * read it again, whole, and write it back (init --observe, which

@@ -51,6 +51,8 @@ int db_is_weak(const perc_db *db, perc_bytes col);
 /* PERC_EUSAGE naming col when it is weakly observed: it holds no
    values, so doing (a write, a load) is refused. */
 int db_refuse_weak(const perc_db *db, perc_bytes col, const char *doing);
+/* PERC_EUSAGE, saying why, unless col is weakly observed: a notify. */
+int db_require_weak(const perc_db *db, perc_bytes col);
 int db_acquire(perc_db *db, int64_t deadline_ms);
 /* A transaction's start timestamp (store.h's ts_begin). */
 int db_begin_ts(perc_ts *out, perc_db *db);

@@ -19,7 +19,7 @@
 #include "notify.h"
 #include "txn.h"
 #include "wake.h"
-#include "weak.h"
+#include "weak_run.h"
 
 struct dirty {
 	perc_buf row;
@@ -115,7 +115,7 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 	if (run.status == 0) {
 		rc = perc_txn_commit(&run.commit_ts, txn);
 		/* A weak run, even one that wrote nothing, clears what
-		   its snapshot saw (weak.c). */
+		   its snapshot saw (weak_run.c). */
 		if (rc == 0 && weak)
 			rc = weak_observer_clear(db, row, column,
 			    perc_txn_start_ts(txn));

@@ -21,7 +21,6 @@
 #include "gc.h"
 #include "lock.h"
 #include "txn.h"
-#include "weak.h"
 
 static int
 txn_new(perc_txn **out, perc_db *db)
@@ -343,7 +342,7 @@ perc_txn_notify(perc_txn *txn, perc_bytes row, perc_bytes col)
 	static const perc_bytes none = { "", 0 };
 	int rc;
 
-	if ((rc = weak_check(txn->db, col)) < 0)
+	if ((rc = db_require_weak(txn->db, col)) < 0)
 		return rc;
 	return txn_append(txn, OP_NOTIFY, row, col, none);
 }
