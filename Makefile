@@ -38,7 +38,7 @@ LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \
-	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/io.o lib/leveldb/kv.o \
+	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/hold.o lib/leveldb/io.o lib/leveldb/kv.o \
 	lib/leveldb/log.o lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
 	lib/leveldb/readonly_env.o lib/leveldb/settle.o lib/leveldb/store.o \
 	lib/leveldb/walk.o lib/leveldb/weak.o

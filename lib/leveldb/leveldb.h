@@ -61,11 +61,14 @@ struct ldb_store {
 /* The longest a writer back from a pause lets waiters go first. */
 #define HANDOFF_MS  500
 
-/* store.c: take the store, let it go, and hand it over. */
+/* hold.c: take the store, let it go, and hand it over. */
 int  ldb_acquire(struct store *base, int64_t deadline_ms);
-void ldb_release(struct store *base);
 void ldb_close(struct ldb_store *s);
+void ldb_let_go(struct ldb_store *s);
 int  ldb_others_want_store(int fd);
+
+/* store.c: the verbs' table, and the release that settles first. */
+void ldb_release(struct store *base);
 
 /* clean.c: DIR/store.clean. */
 int  ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
