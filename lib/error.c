@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "escape.h"
+#include "escape_byte.h"
 
 static _Thread_local char errmsg[512] = "no error";
 static _Thread_local char quoted[4][128];

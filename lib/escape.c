@@ -1,9 +1,10 @@
-/* lib/escape.c - TSV fields, escaped a byte at a time (escape.h) and back */
+/* lib/escape.c - TSV fields escaped a byte at a time (escape_byte.h) */
 #include <string.h>
 
 #include "buf.h"
 #include "error.h"
 #include "escape.h"
+#include "escape_byte.h"
 
 static int
 escape(perc_buf *out, perc_bytes field, int spaces)
