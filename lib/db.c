@@ -784,18 +784,6 @@ perc_db_release(perc_db *db)
 }
 
 int
-perc_ts_next(perc_ts *out, perc_db *db, size_t n)
-{
-	int rc;
-
-	if ((rc = db->store->ops->ts_next(db->store, out, n,
-	    clock_deadline(db->timeout_ms))) == 0 && *out + n - 1 >
-	    db->ts_high)
-		db->ts_high = *out + n - 1;
-	return rc;
-}
-
-int
 db_begin_ts(perc_ts *out, perc_db *db)
 {
 	struct store *s = db->store;

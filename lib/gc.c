@@ -251,6 +251,20 @@ gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
 	return 0;
 }
 
+/* Here, not in db.c: the newest timestamp this process was handed is
+   what gc_open_note publishes when it holds no start. */
+int
+perc_ts_next(perc_ts *out, perc_db *db, size_t n)
+{
+	int rc;
+
+	if ((rc = db->store->ops->ts_next(db->store, out, n,
+	    clock_deadline(db->timeout_ms))) == 0 && *out + n - 1 >
+	    db->ts_high)
+		db->ts_high = *out + n - 1;
+	return rc;
+}
+
 /*
  * After a transaction: at most once a second, and when the directory
  * is closed, say that this process's transactions are over, lest the
@@ -271,10 +285,9 @@ gc_open_note(perc_db *db, int closing)
 		return;
 	snprintf(saved, sizeof(saved), "%s", perc_errmsg());
 	/* A process that only finished a transaction has no timestamp:
-	   one from the oracle, the newest it was handed (perc_ts_next). */
-	if (db->ts_high == 0 && db->store->ops->ts_next(db->store, &all, 1,
-	    clock_deadline(db->timeout_ms)) == 0)
-		db->ts_high = all;
+	   one from the oracle, the newest it was handed. */
+	if (db->ts_high == 0)
+		(void)perc_ts_next(&all, db, 1);
 	if (db->ts_high == 0 || gc_open_publish(db, db->ts_high, &all) < 0)
 		db->open_unpublished = 0;       /* try no more */
 	error_set(0, "%s", saved);
