@@ -53,10 +53,10 @@ group_start(perc_txn *txn, struct group *g)
 {
 	struct store *s = txn->db->store;
 
-	if (!txn->bulk || s->ops->group == NULL)
+	if (!txn->bulk || !store_groups(s))
 		return 0;
 	g->on = 1;
-	return s->ops->group(s, 1);
+	return store_group(s, 1);
 }
 
 /* Write the group out now (when it has grown by w, only if it is big). */
@@ -74,7 +74,7 @@ group_flush(perc_txn *txn, struct group *g, const struct write *w)
 			return 0;
 	}
 	g->cells = g->bytes = 0;
-	return s->ops->group(s, 1);
+	return store_group(s, 1);
 }
 
 /* Write the group out and stop gathering; rc, or the write's failure. */
@@ -87,7 +87,7 @@ group_end(perc_txn *txn, struct group *g, int rc)
 	if (!g->on)
 		return rc;
 	g->on = 0;
-	wrc = s->ops->group(s, 0);
+	wrc = store_group(s, 0);
 	return rc < 0 ? rc : wrc;
 }
 
@@ -144,15 +144,15 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since,
 	struct store *s = db->store;
 	int rc;
 
-	if (s->ops->pause == NULL || clock_mono_ms() - *since < YIELD_MS)
+	if (!store_exclusive(s) || clock_mono_ms() - *since < YIELD_MS)
 		return 0;       /* (a store no one waits for has no pause) */
-	if (s->ops->waited_for == NULL || !s->ops->waited_for(s)) {
+	if (!store_waited_for(s)) {
 		*since = clock_mono_ms();
 		return 0;
 	}
-	if (g->on && (rc = s->ops->group(s, 0)) < 0)
+	if (g->on && (rc = store_group(s, 0)) < 0)
 		return rc;
-	s->ops->pause(s, clock_deadline(db->ttl_ms / 3));
+	store_pause(s, clock_deadline(db->ttl_ms / 3));
 	if (renewed != NULL && (rc = renew_lease(renewed, txn)) < 0)
 		return rc;
 	s->ops->release(s);     /* held or not: a pause */
@@ -164,7 +164,7 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since,
 		    "resolve-locks finish it", (long long)(10 *
 		    db->timeout_ms / 1000), txn->journal.handle);
 	*since = clock_mono_ms();
-	return g->on ? s->ops->group(s, 1) : 0;
+	return g->on ? store_group(s, 1) : 0;
 }
 
 /*
@@ -357,7 +357,7 @@ prewrite_batch(void *arg, const struct write *const *w, size_t n,
 
 	for (i = 0; i < n; i++)
 		flags[i] = cell_flags(r->txn, w[i]);
-	return s->ops->prewrite_many(s, w, flags, n, r->lock, done);
+	return store_prewrite_many(s, w, flags, n, r->lock, done);
 }
 
 /* The lock that the prewrites leave on each cell. */
@@ -399,7 +399,7 @@ prewrite_all(perc_ts *committed_at, size_t *done, perc_txn *txn)
 	int rc;
 
 	r.renewed = r.held;
-	if (txn->db->store->ops->prewrite_many != NULL)
+	if (store_batches(txn->db->store))
 		b.many = prewrite_batch;
 	if ((rc = lock_init(&lock, txn)) == 0) {
 		rc = batch_run(&b, 0, txn->writes.n);
@@ -430,7 +430,7 @@ commit_batch(void *arg, const struct write *const *w, size_t n, int *done)
 	struct run *r = arg;
 	struct store *s = r->txn->db->store;
 
-	return s->ops->commit_many(s, w, n, r->txn->journal.start_ts,
+	return store_commit_many(s, w, n, r->txn->journal.start_ts,
 	    r->commit_ts, done);
 }
 
@@ -446,7 +446,7 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 	    .counted = "cells committed" };
 	int rc;
 
-	if (txn->db->store->ops->commit_many != NULL)
+	if (store_batches(txn->db->store))
 		b.many = commit_batch;
 	if ((rc = batch_run(&b, 1, txn->writes.n)) == 0)
 		db_progress(txn->db, "cells committed", txn->writes.n);
@@ -533,7 +533,7 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 	size_t i, bytes = 0;
 	int rc = 0;
 
-	if (s->ops->commit_at_once == NULL || ws->commit_begun ||
+	if (!store_commits_at_once(s) || ws->commit_begun ||
 	    ws->n > ONCE_CELLS || ws->nnotes > 0 || failpoint_armed())
 		return PERC_ELOCKED;
 	if ((flags = calloc(ws->n, sizeof(*flags))) == NULL)
@@ -549,7 +549,7 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 	if (rc == 0 && (rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
 		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
 	if (rc == 0)
-		rc = s->ops->commit_at_once(s, ws, flags,
+		rc = store_commit_at_once(s, ws, flags,
 		    txn->journal.start_ts, *commit_ts);
 	free(flags);
 	return rc;

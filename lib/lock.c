@@ -164,12 +164,7 @@ lock_resolve(int *action, perc_db *db, perc_bytes row, perc_bytes col,
 static int
 batchable(const struct lock_batch *b)
 {
-	const struct store_ops *ops = b->db->store->ops;
-
-	if (b->flags & RESOLVE_DRY_RUN)
-		return 0;
-	return b->decided.commit_ts != 0 ? ops->commit_many != NULL :
-	    ops->rollback_many != NULL;
+	return !(b->flags & RESOLVE_DRY_RUN) && store_batches(b->db->store);
 }
 
 int
@@ -222,9 +217,9 @@ settle_held_together(void *arg, const struct write *const *w, size_t n,
 	struct lock_fate d = b->decided;
 
 	if (d.commit_ts != 0)
-		return s->ops->commit_many(s, w, n, d.start_ts, d.commit_ts,
+		return store_commit_many(s, w, n, d.start_ts, d.commit_ts,
 		    done);
-	return s->ops->rollback_many(s, w, n, d.start_ts, done);
+	return store_rollback_many(s, w, n, d.start_ts, done);
 }
 
 static int

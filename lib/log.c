@@ -273,7 +273,7 @@ read_upto(perc_log *lg, perc_ts r, perc_log_fn fn, void *arg)
 		if ((rc = db_acquire(lg->db,
 		    clock_deadline(lg->db->timeout_ms))) < 0)
 			break;
-		rc = s->ops->log_read(s, &sl);
+		rc = store_log_read(s, &sl);
 		db_release(lg->db);
 		if (rc == 0)
 			rc = give_batch(lg, fn, arg);

@@ -8,6 +8,8 @@
  */
 #include <stddef.h>
 
+#include "buf.h"
+#include "clock.h"
 #include "store.h"
 
 int
@@ -26,6 +28,25 @@ int
 store_keeps_log(const struct store *s)
 {
 	return s->ops->log_read != NULL;
+}
+
+int
+store_groups(const struct store *s)
+{
+	return s->ops->group != NULL;
+}
+
+int
+store_batches(const struct store *s)
+{
+	return s->ops->prewrite_many != NULL && s->ops->commit_many != NULL &&
+	    s->ops->rollback_many != NULL;
+}
+
+int
+store_commits_at_once(const struct store *s)
+{
+	return s->ops->commit_at_once != NULL;
 }
 
 void
@@ -119,4 +140,42 @@ store_commit_at_once(struct store *s, const struct writeset *ws,
 	if (s->ops->commit_at_once == NULL)
 		return PERC_ELOCKED;    /* the two steps, a cell at a time */
 	return s->ops->commit_at_once(s, ws, flags, start_ts, commit_ts);
+}
+
+int
+store_log_read(struct store *s, struct store_log *lg)
+{
+	if (s->ops->log_read == NULL) {
+		lg->upto = lg->to;      /* a log that holds nothing */
+		lg->done = 1;
+		return 0;
+	}
+	return s->ops->log_read(s, lg);
+}
+
+void
+store_wake(struct store *s)
+{
+	if (s->ops->wake != NULL)
+		s->ops->wake(s);
+}
+
+int
+store_wait_wake(struct store *s, int64_t deadline_ms, const sigset_t *mask)
+{
+	if (s->ops->wait_wake == NULL) {
+		clock_pause_on(-1, deadline_ms, mask);  /* a poll's nap */
+		return 0;
+	}
+	return s->ops->wait_wake(s, deadline_ms, mask);
+}
+
+int
+store_notify_epoch(struct store *s, perc_buf *out)
+{
+	if (s->ops->notify_epoch == NULL) {
+		buf_reset(out);         /* one that never changes */
+		return 0;
+	}
+	return s->ops->notify_epoch(s, out);
 }

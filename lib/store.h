@@ -415,9 +415,9 @@ struct store_ops {
 
 /*
  * The verbs that a store may leave NULL, called through lib/store.c,
- * which stands for a NULL one as its comment above says.  (commit.c
- * and lock.c still test the pointers of group, the *_many steps and
- * commit_at_once themselves.)
+ * which stands for a NULL one as its comment above says: no file but
+ * store.c tests a pointer of the table.  The verbs every store has
+ * are called through the table itself (s->ops->get_lock(s, ...)).
  */
 /* Is the store one process's at a time, so that others may wait for
    it (waited_for is there)? */
@@ -426,6 +426,13 @@ int  store_exclusive(const struct store *s);
 int  store_shared(const struct store *s);
 /* Does the store keep a change log (log_read)? */
 int  store_keeps_log(const struct store *s);
+/* Can it gather steps into one batch (group)? */
+int  store_groups(const struct store *s);
+/* Does it take a step on many cells at once (prewrite_many,
+   commit_many and rollback_many, which a store has all or none of)? */
+int  store_batches(const struct store *s);
+/* Can it write a whole transaction in one step (commit_at_once)? */
+int  store_commits_at_once(const struct store *s);
 void store_pause(struct store *s, int64_t deadline_ms);
 int  store_waited_for(struct store *s);
 void store_power_cut(struct store *s);
@@ -444,6 +451,11 @@ int  store_rollback_many(struct store *s, const struct write *const *w,
 int  store_commit_at_once(struct store *s, const struct writeset *ws,
                           const unsigned *flags, perc_ts start_ts,
                           perc_ts commit_ts);
+int  store_log_read(struct store *s, struct store_log *lg);
+void store_wake(struct store *s);
+int  store_wait_wake(struct store *s, int64_t deadline_ms,
+                     const sigset_t *mask);
+int  store_notify_epoch(struct store *s, perc_buf *out);
 
 /* Every store's state begins with this. */
 struct store {

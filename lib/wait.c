@@ -106,13 +106,12 @@ look(struct dirty_count *c, int *settled, perc_db *db)
 	*settled = 1;
 	if ((rc = db_acquire(db, clock_deadline(db->timeout_ms))) < 0)
 		return rc;
-	if (s->ops->notify_epoch != NULL)
-		rc = s->ops->notify_epoch(s, &before);
+	rc = store_notify_epoch(s, &before);
 	if (rc == 0)
 		rc = s->ops->notify_scan(s, c->ncols == 1 ? &c->cols[0] : NULL,
 		    count_dirty, c);
-	if (rc == 0 && c->n == 0 && s->ops->notify_epoch != NULL &&
-	    (rc = s->ops->notify_epoch(s, &after)) == 0)
+	if (rc == 0 && c->n == 0 &&
+	    (rc = store_notify_epoch(s, &after)) == 0)
 		*settled = bytes_eq(buf_bytes(&before), buf_bytes(&after));
 	db_release(db);
 	perc_buf_dispose(&before);

@@ -31,8 +31,7 @@ db_wake(perc_db *db)
 {
 	struct store *s = db->store;
 
-	if (s->ops->wake != NULL)
-		s->ops->wake(s);
+	store_wake(s);
 }
 
 int
@@ -41,10 +40,9 @@ db_wait_wake(perc_db *db, int64_t deadline_ms, const sigset_t *mask)
 	struct store *s = db->store;
 	int rc;
 
-	if (s->ops->wait_wake != NULL &&
-	    (rc = s->ops->wait_wake(s, deadline_ms, mask)) >= 0)
+	if ((rc = store_wait_wake(s, deadline_ms, mask)) >= 0)
 		return rc;
-	clock_pause_on(-1, deadline_ms, mask);
+	clock_pause_on(-1, deadline_ms, mask);  /* a failed watch: a nap */
 	return 0;
 }
 
