@@ -43,7 +43,7 @@ LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/readonly_env.o lib/leveldb/settle.o lib/leveldb/store.o \
 	lib/leveldb/walk.o lib/leveldb/weak.o
 REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/log.o lib/redis/mvcc.o \
-	lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
+	lib/redis/notify.o lib/redis/oracle.o lib/redis/pipeline.o lib/redis/scripts.o \
 	lib/redis/store.o lib/redis/subscribe.o lib/redis/url.o \
 	lib/redis/wake.o lib/redis/walk.o lib/redis/weak.o
 CMDOBJ = cmd/perc.o cmd/util.o cmd/abort.o cmd/begin.o cmd/commit.o \

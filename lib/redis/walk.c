@@ -1,6 +1,7 @@
 /*
  * lib/redis/walk.c - walks of the Redis store: scans, resolve-locks'
- * walk of the locks, gc's pass, show's raw cells, and the notify region.
+ * walk of the locks, gc's pass, show's raw cells (and for notify.c, the
+ * walk of the notify region).
  *
  * A table's keys are spread over 64 buckets (redis.h), each a
  * sorted set in byte order.  A walk reads every bucket in pages, all
@@ -21,6 +22,7 @@
 #include "codec.h"
 #include "error.h"
 #include "redis.h"
+#include "walk.h"
 
 #define PAGE      256           /* keys of one bucket per page */
 /* A scan's pages (of its cells' keys) start small, for the scan of a
@@ -28,30 +30,6 @@
 #define SCAN_PAGE_FIRST 64
 #define SCAN_PAGE_MAX   2048
 
-struct page_item {
-	perc_buf key, value;
-	int      has_value;
-	int      code;          /* a scan's: read.lua's code */
-};
-
-struct bucket {
-	struct page_item *items;
-	size_t            n, pos, cap;
-	perc_buf          from;     /* ZRANGEBYLEX start of the next page */
-	int               last;     /* no page after the one in hand */
-	unsigned          page;     /* a scan's: keys in its next page */
-};
-
-struct walk {
-	struct redis_store *s;
-	char                which;  /* the sorted set: 'k' or 'l' */
-	int                 values;
-	const perc_bytes   *scan;   /* a scan's pages (scan.lua): its
-	                               snapshot's 3 arguments; NULL: keys */
-	perc_buf            stop;   /* ZRANGEBYLEX end bound */
-	unsigned            first, count;   /* the buckets walked */
-	struct bucket       b[RS_BUCKETS];
-};
 
 /* The smallest string above every string that starts with prefix. */
 static int
@@ -75,8 +53,8 @@ prefix_end(perc_buf *out, perc_bytes prefix)
 }
 
 /* A bound of ZRANGEBYLEX: '[' (inclusive) or '(' then the key. */
-static int
-bound(perc_buf *out, char how, perc_bytes key)
+int
+rs_bound(perc_buf *out, char how, perc_bytes key)
 {
 	buf_reset(out);
 	if (buf_add(out, &how, 1) < 0)
@@ -88,8 +66,8 @@ bound(perc_buf *out, char how, perc_bytes key)
  * Walk the keys of the sorted sets which ('k' or 'l') of every bucket,
  * or only of bucket only (>= 0), from bound from to prefix_end(range).
  */
-static int
-walk_init(struct walk *w, struct redis_store *s, char which, int values,
+int
+rs_walk_init(struct walk *w, struct redis_store *s, char which, int values,
     perc_bytes from, perc_bytes range, int only)
 {
 	unsigned i;
@@ -109,8 +87,8 @@ walk_init(struct walk *w, struct redis_store *s, char which, int values,
 	return 0;
 }
 
-static void
-walk_dispose(struct walk *w)
+void
+rs_walk_dispose(struct walk *w)
 {
 	size_t i, j;
 
@@ -172,7 +150,7 @@ take_page(struct walk *w, struct bucket *b, const redisReply *r)
 	b->pos = 0;
 	b->last = n < PAGE;
 	if (n > 0)
-		return bound(&b->from, '(', buf_bytes(&b->items[n - 1].key));
+		return rs_bound(&b->from, '(', buf_bytes(&b->items[n - 1].key));
 	return 0;
 }
 
@@ -294,8 +272,8 @@ walk_fill(struct walk *w)
  * The next key of the walk, the smallest of every bucket's next: 1
  * with *bucket and *item, 0 at the end, or a failure.
  */
-static int
-walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
+int
+rs_walk_next(struct walk *w, unsigned *bucket, const struct page_item **item)
 {
 	const struct page_item *best = NULL, *it;
 	unsigned i;
@@ -347,18 +325,18 @@ rs_scan(struct store *base, struct store_scan *sc)
 		goto done;
 	if (sc->resume) {
 		if ((rc = codec_cell_prefix(&cellp, REGION_CELL, sc->from_row,
-		    sc->from_col)) < 0 || (rc = bound(&from, '[',
+		    sc->from_col)) < 0 || (rc = rs_bound(&from, '[',
 		    buf_bytes(&cellp))) < 0 || (sc->resume == SCAN_AFTER &&
 		    (rc = buf_add(&from, "\7", 1)) < 0))
 			goto done;
-	} else if ((rc = bound(&from, '[', buf_bytes(&range))) < 0) {
+	} else if ((rc = rs_bound(&from, '[', buf_bytes(&range))) < 0) {
 		goto done;
 	}
-	if ((rc = walk_init(&w, s, 'k', 0, buf_bytes(&from),
+	if ((rc = rs_walk_init(&w, s, 'k', 0, buf_bytes(&from),
 	    buf_bytes(&range), -1)) < 0)
 		goto done;
 	w.scan = snap.args;
-	while ((rc = walk_next(&w, &b, &it)) > 0) {
+	while ((rc = rs_walk_next(&w, &b, &it)) > 0) {
 		/* A cell's prefix, made a key of it to be parsed. */
 		if ((rc = buf_set(&cellp, it->key.data, it->key.len)) < 0 ||
 		    (rc = buf_add(&cellp, "\3\0\0\0\0\0\0\0\0", 9)) < 0 ||
@@ -404,7 +382,7 @@ rs_scan(struct store *base, struct store_scan *sc)
 	else if (rc == 0)
 		sc->done = 1;
 done:
-	walk_dispose(&w);
+	rs_walk_dispose(&w);
 	codec_key_dispose(&k);
 	perc_buf_dispose(&range);
 	perc_buf_dispose(&from);
@@ -432,10 +410,10 @@ rs_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 
 	memset(&lock, 0, sizeof(lock));
 	memset(&k, 0, sizeof(k));
-	if ((rc = walk_init(&w, s, 'l', 1, bytes_of("[c", 2),
+	if ((rc = rs_walk_init(&w, s, 'l', 1, bytes_of("[c", 2),
 	    bytes_of(&region, 1), -1)) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) > 0) {
+	while ((rc = rs_walk_next(&w, &b, &it)) > 0) {
 		if (!it->has_value)
 			continue;       /* resolved since the page was read */
 		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
@@ -446,7 +424,7 @@ rs_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 			break;
 	}
 done:
-	walk_dispose(&w);
+	rs_walk_dispose(&w);
 	codec_key_dispose(&k);
 	codec_lock_dispose(&lock);
 	return rc;
@@ -531,10 +509,10 @@ rs_gc(struct store *base, struct store_gc *gc)
 	int rc, kind;
 
 	memset(d, 0, sizeof(d));
-	if ((rc = walk_init(&w, s, 'k', 1, bytes_of("[c", 2),
+	if ((rc = rs_walk_init(&w, s, 'k', 1, bytes_of("[c", 2),
 	    bytes_of(&region, 1), -1)) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) > 0) {
+	while ((rc = rs_walk_next(&w, &b, &it)) > 0) {
 		k = (const unsigned char *)it->key.data;
 		if (!it->has_value || it->key.len < 10)
 			continue;       /* gone since the page was read */
@@ -562,7 +540,7 @@ done:
 			perc_buf_dispose(&d[b].keys[i]);
 		free(d[b].keys);
 	}
-	walk_dispose(&w);
+	rs_walk_dispose(&w);
 	return rc;
 }
 
@@ -584,11 +562,11 @@ raw_region(struct redis_store *s, int region, perc_bytes row,
 		rc = codec_cell_prefix(&prefix, region, row, *col);
 	else if ((rc = codec_row_prefix(&prefix, region, row)) == 0)
 		rc = buf_add(&prefix, "\0\1", 2);   /* the row's end mark */
-	if (rc < 0 || (rc = bound(&from, '[', buf_bytes(&prefix))) < 0 ||
-	    (rc = walk_init(&w, s, 'k', 1, buf_bytes(&from),
+	if (rc < 0 || (rc = rs_bound(&from, '[', buf_bytes(&prefix))) < 0 ||
+	    (rc = rs_walk_init(&w, s, 'k', 1, buf_bytes(&from),
 	    buf_bytes(&prefix), (int)rs_bucket(row))) < 0)
 		goto done;
-	while ((rc = walk_next(&w, &b, &it)) > 0) {
+	while ((rc = rs_walk_next(&w, &b, &it)) > 0) {
 		if (!it->has_value)
 			continue;       /* gone since the page was read */
 		if ((rc = codec_parse_key(&k, it->key.data, it->key.len)) < 0 ||
@@ -597,7 +575,7 @@ raw_region(struct redis_store *s, int region, perc_bytes row,
 			break;
 	}
 done:
-	walk_dispose(&w);
+	rs_walk_dispose(&w);
 	codec_key_dispose(&k);
 	perc_buf_dispose(&prefix);
 	perc_buf_dispose(&from);
@@ -614,202 +592,5 @@ rs_raw(struct store *base, perc_bytes row, const perc_bytes *col,
 
 	if ((rc = raw_region(s, REGION_CELL, row, col, fn, arg)) == 0)
 		rc = raw_region(s, REGION_NOTIFY, row, col, fn, arg);
-	return rc;
-}
-
-static int
-failures_key(perc_buf *out, perc_bytes row, perc_bytes col)
-{
-	return codec_key(out, REGION_NOTIFY, row, col, KIND_FAILURES, 0);
-}
-
-/* HGET of one key of row's bucket into out: 0 or PERC_ENOTFOUND. */
-static int
-row_hget(perc_buf *out, struct redis_store *s, perc_bytes row, perc_bytes key)
-{
-	char v[RS_KEY_MAX];
-	redisReply *r;
-	perc_bytes argv[3];
-	int rc;
-
-	rs_bucket_key(v, s, rs_bucket(row), 'v');
-	argv[0] = bytes_of("HGET", 4);
-	argv[1] = bytes_of(v, strlen(v));
-	argv[2] = key;
-	if ((rc = rs_row_command(&r, s, row, 3, argv)) < 0)
-		return rc;
-	if (r->type == REDIS_REPLY_NIL)
-		rc = PERC_ENOTFOUND;
-	else if (r->type == REDIS_REPLY_STRING)
-		rc = buf_set(out, r->str, r->len);
-	else if (r->type == REDIS_REPLY_ERROR)
-		rc = rs_reply_error(s, r, "reading the notify cells");
-	else
-		rc = rs_bad_reply(s, "reading the notify cells");
-	freeReplyObject(r);
-	return rc;
-}
-
-/*
- * Every dirty cell (of column only, when not NULL), in byte order,
- * with its failure record (empty when none), from the notify region
- * only.
- */
-int
-rs_notify_scan(struct store *base, const perc_bytes *column,
-    int (*fn)(void *arg, perc_bytes row, perc_bytes col,
-    perc_bytes failures), void *arg)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	static const unsigned char region = REGION_NOTIFY;
-	perc_buf last = PERC_BUF_INIT, fkey = PERC_BUF_INIT;
-	perc_buf fail = PERC_BUF_INIT;
-	const struct page_item *it;
-	const unsigned char *key;
-	struct key k;
-	struct walk w;
-	unsigned b;
-	size_t klen;
-	int rc;
-
-	memset(&k, 0, sizeof(k));
-	if ((rc = walk_init(&w, s, 'k', 0, bytes_of("[n", 2),
-	    bytes_of(&region, 1), -1)) < 0)
-		goto done;
-	while ((rc = walk_next(&w, &b, &it)) > 0) {
-		key = (const unsigned char *)it->key.data;
-		klen = it->key.len;
-		/* One report a cell: skip its other notify keys. */
-		if (klen < 9 || (key[klen - 9] != KIND_NOTIFY &&
-		    key[klen - 9] != KIND_PENDING) ||
-		    (last.len == klen - 9 && memcmp(last.data, key,
-		    klen - 9) == 0))
-			continue;
-		if ((rc = buf_set(&last, key, klen - 9)) < 0 ||
-		    (rc = codec_parse_key(&k, key, klen)) < 0)
-			break;
-		if (column != NULL && !bytes_eq(buf_bytes(&k.col), *column))
-			continue;
-		buf_reset(&fail);
-		if ((rc = failures_key(&fkey, buf_bytes(&k.row),
-		    buf_bytes(&k.col))) < 0)
-			break;
-		rc = row_hget(&fail, s, buf_bytes(&k.row), buf_bytes(&fkey));
-		if (rc == PERC_ENOTFOUND)
-			buf_reset(&fail);
-		else if (rc < 0)
-			break;
-		if ((rc = fn(arg, buf_bytes(&k.row), buf_bytes(&k.col),
-		    buf_bytes(&fail))) != 0)
-			break;
-	}
-done:
-	walk_dispose(&w);
-	codec_key_dispose(&k);
-	perc_buf_dispose(&last);
-	perc_buf_dispose(&fkey);
-	perc_buf_dispose(&fail);
-	return rc;
-}
-
-/* store_ops.notify_pending: from the row's bucket index, in order. */
-int
-rs_notify_pending(struct store *base, perc_bytes row, perc_bytes col,
-    perc_ts *ts, size_t max, size_t *n)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	perc_buf prefix = PERC_BUF_INIT, lo = PERC_BUF_INIT, hi = PERC_BUF_INIT;
-	char z[RS_KEY_MAX], limit[24];
-	const redisReply *m;
-	redisReply *r = NULL;
-	perc_bytes argv[7];
-	size_t i;
-	int rc;
-
-	*n = 0;
-	if ((rc = codec_cell_prefix(&prefix, REGION_NOTIFY, row, col)) < 0 ||
-	    (rc = bound(&lo, '[', buf_bytes(&prefix))) < 0 ||
-	    (rc = buf_add(&lo, "\5", 1)) < 0 ||
-	    (rc = bound(&hi, '(', buf_bytes(&prefix))) < 0 ||
-	    (rc = buf_add(&hi, "\6", 1)) < 0)
-		goto done;
-	rs_bucket_key(z, s, rs_bucket(row), 'k');
-	snprintf(limit, sizeof(limit), "%zu", max > 0 ? max : 1);
-	argv[0] = bytes_of("ZRANGEBYLEX", 11);
-	argv[1] = bytes_of(z, strlen(z));
-	argv[2] = buf_bytes(&lo);
-	argv[3] = buf_bytes(&hi);
-	argv[4] = bytes_of("LIMIT", 5);
-	argv[5] = bytes_of("0", 1);
-	argv[6] = bytes_of(limit, strlen(limit));
-	if ((rc = rs_row_command(&r, s, row, 7, argv)) < 0)
-		goto done;
-	if (r->type == REDIS_REPLY_ERROR) {
-		rc = rs_reply_error(s, r, "reading the notify cells");
-		goto done;
-	}
-	if (r->type != REDIS_REPLY_ARRAY) {
-		rc = rs_bad_reply(s, "reading the notify cells");
-		goto done;
-	}
-	rc = r->elements > 0 ? 0 : PERC_ENOTFOUND;
-	/* Each member is a notify cell's key, its ts last (inverted). */
-	for (i = 0; i < r->elements && *n < max; i++) {
-		m = r->element[i];
-		if (m->type != REDIS_REPLY_STRING || m->len != prefix.len + 9) {
-			rc = rs_bad_reply(s, "reading the notify cells");
-			break;
-		}
-		ts[(*n)++] = ~codec_get_u64((const unsigned char *)m->str +
-		    prefix.len + 1);
-	}
-done:
-	if (r != NULL)
-		freeReplyObject(r);
-	perc_buf_dispose(&prefix);
-	perc_buf_dispose(&lo);
-	perc_buf_dispose(&hi);
-	return rc;
-}
-
-/* The failure record of (row, col): 0, or PERC_ENOTFOUND. */
-int
-rs_failures_get(struct store *base, perc_buf *out, perc_bytes row,
-    perc_bytes col)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	perc_buf key = PERC_BUF_INIT;
-	int rc;
-
-	if ((rc = failures_key(&key, row, col)) == 0)
-		rc = row_hget(out, s, row, buf_bytes(&key));
-	perc_buf_dispose(&key);
-	return rc;
-}
-
-int
-rs_failures_put(struct store *base, perc_bytes row, perc_bytes col,
-    perc_bytes rec)
-{
-	struct redis_store *s = (struct redis_store *)base;
-	perc_buf key = PERC_BUF_INIT;
-	redisReply *r = NULL;
-	perc_bytes args[2];
-	long long code;
-	int rc;
-
-	if ((rc = failures_key(&key, row, col)) < 0)
-		goto done;
-	args[0] = buf_bytes(&key);
-	args[1] = rec;
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_PUT, row, 0, 2, args,
-	    "recording an observer's failure")) < 0)
-		goto done;
-	if (code != 0)
-		rc = rs_bad_reply(s, "recording an observer's failure");
-done:
-	if (r != NULL)
-		freeReplyObject(r);
-	perc_buf_dispose(&key);
 	return rc;
 }
