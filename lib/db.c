@@ -485,9 +485,12 @@ power_cut_asked(void)
 static void
 store_env_init(struct store_env *env, const char *dir, int64_t timeout_ms)
 {
+	const char *nosync = getenv("PERC_UNSAFE_NOSYNC");
+
 	env->dir = dir;
 	env->timeout_ms = timeout_ms;
 	env->power_cuts = power_cut_asked();
+	env->nosync = nosync != NULL && strcmp(nosync, "1") == 0;
 	env->owner_alive = journal_owner_alive;
 }
 

@@ -479,6 +479,9 @@ struct store_env {
 	int         power_cuts; /* a failpoint will cut the power
 	                           (PERC_FAILPOINT=NAME:power-cut): open so
 	                           that power_cut can simulate one */
+	int         nosync;     /* PERC_UNSAFE_NOSYNC=1, for benchmarks
+	                           only: the commit point need not be
+	                           synced (the LevelDB store's choice) */
 	/* Does the owner of transaction start_ts, process pid that stamped
 	   its lock at wall_ms, still hold its token in data directory dir
 	   (journal.c)?  What owner_alive asks on this host. */

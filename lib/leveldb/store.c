@@ -57,8 +57,7 @@ ldb_init(struct ldb_store *s, const struct store_env *env)
 	 * For benchmarks only: PERC_UNSAFE_NOSYNC=1 makes the commit point
 	 * an unsynced write, so a printed commit can be lost to a power cut.
 	 */
-	s->nosync = getenv("PERC_UNSAFE_NOSYNC") != NULL &&
-	    strcmp(getenv("PERC_UNSAFE_NOSYNC"), "1") == 0;
+	s->nosync = env->nosync;
 	return 0;
 }
 
