@@ -136,7 +136,7 @@ CHECK_JOBS = 2
 CHECK_BATS = $(wildcard tests/*.bats)
 REDIS_BATS = $(filter-out tests/cluster.bats tests/redis.bats, \
 	$(shell grep -l perc_fresh_dir tests/*.bats))
-check test: check-layers all tests/unit/unit
+check test: check-layers check-scripts all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
 	printf '#include "perc.h"\n' | \
 	    $(CC) -std=c99 -pedantic -Werror -Ilib -fsyntax-only -x c -
@@ -179,6 +179,11 @@ check test: check-layers all tests/unit/unit
 # a circle (read from the objects).  First, since it costs nothing.
 check-layers: $(LIBOBJ)
 	tests/layers
+
+# Every key a Redis script touches is one it was given in KEYS, which
+# Redis Cluster wants and the server cannot check for keys of one slot.
+check-scripts:
+	tests/script-keys $(filter-out lib/redis/lua/oracle.lua,$(REDIS_LUA))
 
 # The same suite built with AddressSanitizer and UBSan, in its own tree.
 # (Not UBSan's vptr check: it needs the C++ runtime, which a C program
@@ -392,6 +397,6 @@ clean distclean:
 	    tests/bench/results.tsv lib/redis/scripts.c lib/redis/scripts.def
 	rm -rf build-asan build-fuzz build-valgrind demo.db
 
-.PHONY: FORCE all links check test check-layers check-asan check-valgrind \
-	fuzz chaos crashfs-cycles install \
+.PHONY: FORCE all links check test check-layers check-scripts check-asan \
+	check-valgrind fuzz chaos crashfs-cycles install \
 	install-strip uninstall bench demo cluster cluster-stop format clean distclean

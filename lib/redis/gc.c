@@ -48,9 +48,9 @@ int
 rs_safe_point_raise(struct store *base, perc_ts sp)
 {
 	struct redis_store *s = (struct redis_store *)base;
-	char names[RS_BUCKETS + 1][RS_KEY_MAX];
+	char names[2][RS_KEY_MAX];
 	unsigned char enc[8];
-	perc_bytes key, arg;
+	perc_bytes keys[2], arg;
 	rc_pipeline *p = NULL;
 	const redisReply *r;
 	redisReply *reply;
@@ -60,15 +60,16 @@ rs_safe_point_raise(struct store *base, perc_ts sp)
 
 	codec_put_u64(enc, sp);
 	arg = bytes_of(enc, 8);
-	for (b = 0; b < RS_BUCKETS; b++)
-		rs_bucket_key(names[b], s, b, 'v');
-	rs_special_key(names[RS_BUCKETS], s, "oracle", "gc");
 	if ((rc = rc_pipeline_new(&p, s->cl)) < 0)
 		return rc;
+	/* KEYS: the bucket's v hash and its change log, g (raise.lua). */
 	for (b = 0; b < RS_BUCKETS && rc == 0; b++) {
-		key = bytes_str(names[b]);
-		rc = rc_pipeline_evalsha(p, key, RC_WAIT, s->script[RS_RAISE],
-		    1, &key, 1, &arg);
+		rs_bucket_key(names[0], s, b, 'v');
+		rs_bucket_key(names[1], s, b, 'g');
+		keys[0] = bytes_str(names[0]);
+		keys[1] = bytes_str(names[1]);
+		rc = rc_pipeline_evalsha(p, keys[0], RC_WAIT,
+		    s->script[RS_RAISE], 2, keys, 1, &arg);
 	}
 	if (rc == 0)
 		rc = rc_pipeline_exec(p, rs_deadline(s));
@@ -84,9 +85,10 @@ rs_safe_point_raise(struct store *base, perc_ts sp)
 	rc_pipeline_free(p);
 	if (rc < 0)
 		return rc;
-	key = bytes_str(names[RS_BUCKETS]);
-	if ((rc = rc_evalsha(&reply, NULL, s->cl, s->script[RS_RAISE], key, 1,
-	    &key, 1, &arg, rs_deadline(s))) < 0)
+	rs_special_key(names[0], s, "oracle", "gc");
+	keys[0] = bytes_str(names[0]);
+	if ((rc = rc_evalsha(&reply, NULL, s->cl, s->script[RS_RAISE], keys[0],
+	    1, keys, 1, &arg, rs_deadline(s))) < 0)
 		return rc;
 	if (reply->type == REDIS_REPLY_ERROR)
 		rc = rs_reply_error(s, reply, "raising gc's safe point");

@@ -54,9 +54,9 @@ static int
 ask_buckets(rc_pipeline **out, struct redis_store *s,
     const struct store_log *lg, size_t max)
 {
-	char names[2][RS_KEY_MAX], count[24];
+	char names[4][RS_KEY_MAX], count[24];
 	unsigned char from8[8], to8[8];
-	perc_bytes keys[2], args[3];
+	perc_bytes keys[4], args[3];
 	unsigned b;
 	int rc;
 
@@ -69,12 +69,9 @@ ask_buckets(rc_pipeline **out, struct redis_store *s,
 	if ((rc = rc_pipeline_new(out, s->cl)) < 0)
 		return rc;
 	for (b = 0; b < RS_BUCKETS && rc == 0; b++) {
-		rs_bucket_key(names[0], s, b, 'k');
-		rs_bucket_key(names[1], s, b, 'v');
-		keys[0] = bytes_str(names[0]);
-		keys[1] = bytes_str(names[1]);
+		rs_bucket_keys(names, keys, s, b);
 		rc = rc_pipeline_evalsha(*out, keys[1], 0,
-		    s->script[RS_LOG_READ], 2, keys, 3, args);
+		    s->script[RS_LOG_READ], 4, keys, 3, args);
 	}
 	if (rc == 0)
 		rc = rc_pipeline_exec(*out, rs_deadline(s));

@@ -408,10 +408,10 @@ rs_prewrite_many(struct store *base, const struct write *const *w,
     const unsigned *flags, size_t n, const struct lock_rec *lock, int *done)
 {
 	struct redis_store *s = (struct redis_store *)base;
-	char names[4][RS_KEY_MAX];
+	char names[RS_ROW_KEYS][RS_KEY_MAX];
 	struct lock_rec cell = *lock;   /* its op each cell's own */
 	struct prewrite_args a;
-	perc_bytes keys[4];
+	perc_bytes keys[RS_ROW_KEYS];
 	rc_pipeline *p = NULL;
 	size_t i, nkeys;
 	int rc;
@@ -438,9 +438,9 @@ static int
 each_cell(struct redis_store *s, const struct write *const *w, size_t n,
     int script, unsigned flags, perc_bytes *args, size_t nargs, int *done)
 {
-	char names[4][RS_KEY_MAX];
+	char names[RS_ROW_KEYS][RS_KEY_MAX];
 	perc_buf prefix = PERC_BUF_INIT;
-	perc_bytes keys[4];
+	perc_bytes keys[RS_ROW_KEYS];
 	rc_pipeline *p = NULL;
 	size_t i, nkeys;
 	int rc;

@@ -67,7 +67,7 @@ struct redis_store {
 	int          wake_lost;         /* it ended: load the map anew */
 };
 
-/* The name of bucket's key of one kind: 'k', 'v' or 'l'. */
+/* The name of bucket's key of one kind: 'k', 'v', 'l' or 'g'. */
 void     rs_bucket_key(char *out, const struct redis_store *s,
                        unsigned bucket, char which);
 /*
@@ -97,12 +97,19 @@ int      rs_bad_reply(const struct redis_store *s, const char *doing);
 /* One command on the slot of row's bucket (its 'v' hash). */
 int      rs_row_command(redisReply **out, struct redis_store *s,
                         perc_bytes row, size_t argc, const perc_bytes *argv);
+/* bucket's k, v, l and g into keys, their bytes in names: the first
+   KEYS of a script on a row's bucket (lua/common.lua). */
+void     rs_bucket_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
+                        const struct redis_store *s, unsigned bucket);
+/* The most KEYS a script on a row takes: its bucket's four and a lease. */
+#define RS_ROW_KEYS 5
 /* The KEYS of a script on row (see rs_row_eval) into keys, their bytes
    in names: how many. */
-size_t   rs_row_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
+size_t   rs_row_keys(char names[RS_ROW_KEYS][RS_KEY_MAX],
+                     perc_bytes keys[RS_ROW_KEYS],
                      const struct redis_store *s, perc_bytes row,
                      perc_ts lease_ts);
-/* Run one of the scripts on row's bucket (KEYS: its k, v and l, then,
+/* Run one of the scripts on row's bucket (KEYS: its k, v, l and g, then,
    unless lease_ts is 0, the lease of transaction lease_ts, whose primary
    row is row): its reply in *out, whose first element, an integer, in
    *code. */

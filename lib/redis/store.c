@@ -109,22 +109,28 @@ rs_row_command(redisReply **out, struct redis_store *s, perc_bytes row,
 	    rs_deadline(s));
 }
 
-size_t
-rs_row_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
-    const struct redis_store *s, perc_bytes row, perc_ts lease_ts)
+void
+rs_bucket_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
+    const struct redis_store *s, unsigned bucket)
 {
-	unsigned b = rs_bucket(row);
 	int i;
 
-	for (i = 0; i < 3; i++) {
-		rs_bucket_key(names[i], s, b, "kvl"[i]);
+	for (i = 0; i < 4; i++) {
+		rs_bucket_key(names[i], s, bucket, "kvlg"[i]);
 		keys[i] = bytes_str(names[i]);
 	}
+}
+
+size_t
+rs_row_keys(char names[RS_ROW_KEYS][RS_KEY_MAX],
+    perc_bytes keys[RS_ROW_KEYS], const struct redis_store *s, perc_bytes row, perc_ts lease_ts)
+{
+	rs_bucket_keys(names, keys, s, rs_bucket(row));
 	if (lease_ts == 0)
-		return 3;
-	rs_lease_key(names[3], s, row, lease_ts);
-	keys[3] = bytes_str(names[3]);
-	return 4;
+		return 4;
+	rs_lease_key(names[4], s, row, lease_ts);
+	keys[4] = bytes_str(names[4]);
+	return 5;
 }
 
 int
@@ -132,8 +138,8 @@ rs_row_eval(redisReply **out, long long *code, int *replicas,
     struct redis_store *s, int script, perc_bytes row, perc_ts lease_ts,
     size_t nargs, const perc_bytes *args, const char *doing)
 {
-	char names[4][RS_KEY_MAX];
-	perc_bytes keys[4];
+	char names[RS_ROW_KEYS][RS_KEY_MAX];
+	perc_bytes keys[RS_ROW_KEYS];
 	size_t nkeys = rs_row_keys(names, keys, s, row, lease_ts);
 	redisReply *r;
 	int rc;

@@ -6,7 +6,8 @@
 -- ARGV: P, start8, commit8, NP ('' unless an observer's ack commits
 -- here: then the notifications of the cell that its snapshot start8
 -- saw are cleared, with its failure record, as STORE_CLEAR_NOTIFY says).
--- KEYS[4], on the primary: the lease, dropped with the lock.
+-- KEYS: the bucket's four (common.lua), and KEYS[5], on the primary,
+-- the lease, dropped with the lock.
 -- Returns {0} (committed, now or before), {1} (rolled back) or {2} (on
 -- the primary, readers' mark is at or above commit8: nothing changed).
 local P, start8, commit8, NP = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -19,7 +20,7 @@ if not lock or lock_start(lock) ~= start8 then
 	end
 	return {1}
 end
-if KEYS[4] then
+if KEYS[5] then
 	local _, mark = lock_mark(lock)
 	if mark and le8(commit8, mark) then
 		return {2}
@@ -56,8 +57,8 @@ end
 
 del(lock_key(P))
 redis.call('ZREM', KEYS[3], lock_key(P))
-if KEYS[4] then
-	redis.call('DEL', KEYS[4])
+if KEYS[5] then
+	redis.call('DEL', KEYS[5])
 end
 put(P .. '\2' .. inv8(commit8), lock_op(lock) .. start8)
 log_put(P, lock_op(lock), start8, commit8)

@@ -1,13 +1,20 @@
 -- lib/redis/lua/common.lua - prepended to every script of lib/redis/.
 --
--- A script works on one row's bucket: KEYS[1] the sorted set of its
--- codec keys (all of score 0, so ZRANGEBYLEX walks them in byte order,
--- the order of codec.h), KEYS[2] the hash of key -> value, KEYS[3] the
--- sorted set of the bucket's lock keys.  P is the cell prefix of the
--- row and column (codec_cell_prefix), NP the same in the notify region.
--- KEYS[4], given to prewrite, commit and rollback on a transaction's
--- primary cell only, is its owner's lease (see rs_owner_alive), which
--- lives exactly while the primary is locked.
+-- A script works on one row's bucket, whose keys it is given, and on
+-- no other key (Redis Cluster wants every key a script touches in
+-- KEYS; make check's tests/script-keys holds the scripts to it):
+--   KEYS[1]  the sorted set of its codec keys (all of score 0, so
+--            ZRANGEBYLEX walks them in byte order, the order of codec.h)
+--   KEYS[2]  the hash of key -> value
+--   KEYS[3]  the sorted set of the bucket's lock keys
+--   KEYS[4]  the bucket's change log (log_put)
+--   KEYS[5]  given to prewrite, commit, rollback and keep on a
+--            transaction's primary cell only: its owner's lease (see
+--            rs_owner_alive), which lives exactly while the primary is
+--            locked
+-- (range.lua, scan.lua and raise.lua say how theirs differ.)  P is the
+-- cell prefix of the row and column (codec_cell_prefix), NP the same in
+-- the notify region.
 --
 -- Timestamps travel as the codec's 8-byte big-endian strings and are
 -- compared byte by byte: a Lua number is a double, exact only to 2^53,
@@ -153,17 +160,14 @@ local function del(key)
 	notify_mark(key)
 end
 
--- The bucket's change log (perc log; lib/redis/log.c): a sorted set
--- beside KEYS[1], on the same slot, of one member per put or delete
--- committed in the bucket: 'L', commit8 and P (codec_log_key), then
--- the op and start8; all of score 0, in order of commit8, row, column.
-local function log_key()
-	return string.sub(KEYS[1], 1, -2) .. 'g'
-end
-
+-- The bucket's change log (perc log; lib/redis/log.c), KEYS[4]: a
+-- sorted set beside KEYS[1], on the same slot, of one member per put or
+-- delete committed in the bucket: 'L', commit8 and P (codec_log_key),
+-- then the op and start8; all of score 0, in order of commit8, row,
+-- column.
 local function log_put(P, op, start8, commit8)
 	if op == 'P' or op == 'D' then
-		redis.call('ZADD', log_key(), 0,
+		redis.call('ZADD', KEYS[4], 0,
 		    'L' .. commit8 .. P .. op .. start8)
 	end
 end

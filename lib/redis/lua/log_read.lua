@@ -2,9 +2,10 @@
 -- (rs_log_read): the entries (log_put) at a commit8 in (from8, to8],
 -- at most ARGV[3] of them, each followed by a put's value (data_key
 -- at its start8; '' for a delete).  ARGV: from8, to8, max.  Returns
--- {0, entry, value, ...}.
+-- {0, entry, value, ...}.  KEYS: the bucket's four (common.lua); the
+-- change log is KEYS[4], the values KEYS[2].
 local from8, to8 = ARGV[1], ARGV[2]
-local entries = redis.call('ZRANGEBYLEX', log_key(), '(L' .. from8 .. '\255',
+local entries = redis.call('ZRANGEBYLEX', KEYS[4], '(L' .. from8 .. '\255',
     '(L' .. to8 .. '\255', 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {0}
 for i = 1, #entries do

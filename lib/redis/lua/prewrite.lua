@@ -3,7 +3,8 @@
 -- ARGV: P, start8, lock record, op of the write, ack ('1' when an
 -- observer's ack rides on this cell), value (of a put), notify key (''
 -- when the column is not observed or the op keeps the value), the
--- owner and TTL in ms of the lease that KEYS[4], on the primary, names.
+-- owner and TTL in ms of the lease that KEYS[5], on the primary, names.
+-- KEYS: the bucket's four (common.lua), then that lease.
 -- Returns {0} (locked now, or already by us: a retried prewrite), {1}
 -- (rolled back by another process), {2, key} (this transaction already
 -- committed here, at key), {3, lock record} (another lock is in the
@@ -37,8 +38,8 @@ end
 -- {0}, with the primary's lease set or refreshed: a reader takes the
 -- owner for alive while it lasts (rs_owner_alive).
 local function lease()
-	if KEYS[4] then
-		redis.call('SET', KEYS[4], owner, 'PX', ttl)
+	if KEYS[5] then
+		redis.call('SET', KEYS[5], owner, 'PX', ttl)
 	end
 	return {0}
 end

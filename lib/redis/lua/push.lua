@@ -2,8 +2,9 @@
 -- start8, whose primary is cell P, commit above ts8 (store_ops.push):
 -- the mark at the end of the primary's lock (a large transaction's)
 -- is raised to ts8.
--- ARGV: P, start8, ts8.  Returns {0} (pushed), or {1} when the lock is
--- gone or another's: the transaction committed or rolled back.
+-- ARGV: P, start8, ts8; KEYS: the bucket's four (common.lua).  Returns
+-- {0} (pushed), or {1} when the lock is gone or another's: the
+-- transaction committed or rolled back.
 local P, start8, ts8 = ARGV[1], ARGV[2], ARGV[3]
 
 local lock = redis.call('HGET', KEYS[2], lock_key(P))

@@ -2,6 +2,8 @@
 -- KEYS[1] between ARGV[1] and ARGV[2] (ZRANGEBYLEX bounds), at most
 -- ARGV[3] of them, each followed by its value in KEYS[2] when ARGV[4]
 -- is '1' (false when the value is missing), in one atomic look.
+-- KEYS, of one bucket: its codec keys or its lock keys (common.lua's
+-- KEYS[1] or KEYS[3]), then its hash of values.
 local keys = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2],
     'LIMIT', 0, tonumber(ARGV[3]))
 if ARGV[4] ~= '1' then

@@ -2,7 +2,8 @@
 -- whose keys lie between ARGV[1] and ARGV[2] (ZRANGEBYLEX bounds), read
 -- at snapshot ts8 as read.lua reads one, from a page of at most ARGV[3]
 -- keys, in one atomic look.  ARGV[4..6]: ts8, known_start8,
--- known_visible, as read.lua's.
+-- known_visible, as read.lua's.  KEYS: the bucket's first two
+-- (common.lua), its codec keys and its hash of values.
 -- Returns {next, last, P, code, value, P, code, value, ...}: each cell
 -- of the page with read.lua's code 0, 2 or 3 and what goes with it
 -- (a cell with no value is left out), in key order, each after the

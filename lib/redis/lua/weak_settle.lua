@@ -2,7 +2,8 @@
 -- (store.h's weak_settle): the notification at commit8, unless that is
 -- ''; with start8, the pending record of transaction start8 goes, and
 -- the notification is written only if the record was still there.
--- ARGV: NP, start8 or '', commit8 or ''.  Returns {0}.
+-- ARGV: NP, start8 or '', commit8 or ''.  KEYS: the bucket's four
+-- (common.lua).  Returns {0}.
 local NP, start8, commit8 = ARGV[1], ARGV[2], ARGV[3]
 
 local notify = commit8 ~= ''
