@@ -136,7 +136,7 @@ report_command(const perc_observer_run *run, void *arg)
 static void
 report_coprocess(const perc_observer_run *run, void *arg)
 {
-	report(run, coprocess_failure(arg));
+	report(run, coprocess_failure(arg, run));
 }
 
 /*
@@ -254,12 +254,13 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	};
 	struct runner r = { NULL, NULL };
 	perc_observer obs = { observe, report_command, &r, 0, &stopping, 0,
-	    NULL, NULL };
+	    NULL, NULL, NULL, NULL, 0 };
 	struct coprocess co, *cop = NULL;
 	struct sigaction sa;
 	char dir[PATH_MAX];
 	perc_bytes column;
 	long workers = 1;
+	size_t per_runner;
 	char *end;
 	int ch, rc, quiet = 0;
 
@@ -306,8 +307,11 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_fail(rc);
 	r.dir = realpath(ctx->dir, dir) ? dir : ctx->dir;
 	if (cop != NULL) {
+		/* Runners that would pass the store around are one. */
+		per_runner = coprocess_per_runner(ctx->db, (size_t)workers);
+		workers /= (long)per_runner;
 		if ((rc = coprocess_init(cop, &obs, ctx->db, r.command,
-		    r.dir)) < 0)
+		    r.dir, per_runner)) < 0)
 			return cmd_fail(rc);
 		obs.report = report_coprocess;
 		/* A COMMAND gone is a failed write, not our death. */

@@ -25,16 +25,31 @@
 #include "db.h"
 #include "error.h"
 #include "escape.h"
+#include "store.h"
 
 extern char **environ;
 
+struct coprocess_child {
+	struct coprocess *pool;
+	pid_t         pid;              /* 0: not running */
+	int           to, from;         /* its standard input, output */
+	perc_buf      in;               /* read from it, not yet used */
+	size_t        in_off;
+	int64_t       deadline_ms;      /* of the exchange under way */
+	int           busy;             /* a run is in flight */
+	int           failed;           /* and failed before it began */
+	int           said_done;        /* its done awaits an answer */
+	struct serve  serve;
+	char          why[320];         /* how the last run failed */
+};
+
 /* Record how the run under way failed, for coprocess_failure; -1. */
 static int
-fail(struct coprocess *co, const char *fmt, ...)
+fail(struct coprocess_child *co, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int
-fail(struct coprocess *co, const char *fmt, ...)
+fail(struct coprocess_child *co, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,7 +61,7 @@ fail(struct coprocess *co, const char *fmt, ...)
 
 /* COMMAND has ended: its pipes close, its open transactions go. */
 static void
-command_ended(struct coprocess *co)
+command_ended(struct coprocess_child *co)
 {
 	if (co->to >= 0)
 		close(co->to);
@@ -64,7 +79,7 @@ command_ended(struct coprocess *co)
  * kill it.  Its wait status.
  */
 static int
-reap(struct coprocess *co, int64_t deadline_ms)
+reap(struct coprocess_child *co, int64_t deadline_ms)
 {
 	unsigned delay_us = 1000;
 	char drop[4096];
@@ -89,7 +104,7 @@ reap(struct coprocess *co, int64_t deadline_ms)
 
 /* Stop COMMAND at once: its state is not to be trusted. */
 static void
-kill_command(struct coprocess *co)
+kill_command(struct coprocess_child *co)
 {
 	int status;
 
@@ -104,7 +119,7 @@ kill_command(struct coprocess *co)
 
 /* COMMAND closed its end of a pipe: how it ended, in co->why.  -1. */
 static int
-gone(struct coprocess *co)
+gone(struct coprocess_child *co)
 {
 	int status = reap(co, co->deadline_ms);
 
@@ -117,16 +132,16 @@ gone(struct coprocess *co)
 
 /* The run's deadline passed: COMMAND is killed.  -1. */
 static int
-too_late(struct coprocess *co)
+too_late(struct coprocess_child *co)
 {
 	kill_command(co);
 	return fail(co, "did not say done within %g s (PERC_LOCK_TTL), and "
-	    "was killed", co->db->ttl_ms / 1000.0);
+	    "was killed", co->pool->db->ttl_ms / 1000.0);
 }
 
 /* Poll pfd until it is ready, or the run's deadline has passed: -1. */
 static int
-wait_for(struct coprocess *co, struct pollfd *pfd)
+wait_for(struct coprocess_child *co, struct pollfd *pfd)
 {
 	int64_t left;
 
@@ -138,7 +153,7 @@ wait_for(struct coprocess *co, struct pollfd *pfd)
 
 /* Write len bytes to COMMAND's standard input. */
 static int
-send_all(struct coprocess *co, const char *data, size_t len)
+send_all(struct coprocess_child *co, const char *data, size_t len)
 {
 	struct pollfd pfd = { .fd = co->to, .events = POLLOUT };
 	ssize_t n;
@@ -172,14 +187,12 @@ write_answer(const char *data, size_t len, void *arg)
 }
 
 /*
- * Read what COMMAND has written into co->in, waiting for it until the
- * run's deadline when wait says so.  0, 1 at the end of its output
- * (nothing waited for, nothing read), or -1.
+ * Read what COMMAND has written into co->in, without waiting.  0, 1 at
+ * the end of its output (nothing read), or -1.
  */
 static int
-fill(struct coprocess *co, int wait)
+fill(struct coprocess_child *co)
 {
-	struct pollfd pfd = { .fd = co->from, .events = POLLIN };
 	size_t unread = co->in.len - co->in_off;
 	ssize_t got;
 
@@ -202,61 +215,39 @@ fill(struct coprocess *co, int wait)
 		}
 		if (got == 0)
 			return 1;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN) {
+		if (errno == EAGAIN)
+			return 0;
+		if (errno != EINTR) {
 			kill_command(co);
 			return fail(co, "could not be read from: %s",
 			    strerror(errno));
 		}
-		if (!wait)
-			return 0;
-		if (wait_for(co, &pfd) < 0)
-			return -1;
 	}
 }
 
 /*
- * A COMMAND that has not written its next request within IDLE_MS is
- * busy with work of its own: the store is let go meanwhile, for other
- * processes, as an idle perc shell lets it go.
- */
-#define IDLE_MS 2
-
-/*
- * The next line COMMAND writes, without its newline, NUL-terminated, in
- * *line (valid until the next call): its length, or -1.
+ * The next whole line COMMAND has written, without its newline,
+ * NUL-terminated, in *line (valid until the next fill): its length, or
+ * -1 when it has written none yet.
  */
 static ssize_t
-read_line(struct coprocess *co, char **line)
+next_line(struct coprocess_child *co, char **line)
 {
-	struct pollfd pfd = { .fd = co->from, .events = POLLIN };
-	size_t scanned = 0, n;
-	char *nl;
-	int rc;
+	char *nl = co->in.len > co->in_off ? memchr(co->in.data + co->in_off,
+	    '\n', co->in.len - co->in_off) : NULL;
+	size_t n;
 
-	for (;;) {
-		nl = co->in.len > co->in_off + scanned ? memchr(co->in.data +
-		    co->in_off + scanned, '\n', co->in.len - co->in_off -
-		    scanned) : NULL;
-		if (nl != NULL) {
-			*nl = '\0';
-			*line = co->in.data + co->in_off;
-			n = (size_t)(nl - *line);
-			co->in_off += n + 1;
-			perc_db_keep(co->db);
-			return (ssize_t)n;
-		}
-		scanned = co->in.len - co->in_off;
-		if (poll(&pfd, 1, IDLE_MS) == 0)
-			perc_db_release(co->db);
-		if ((rc = fill(co, 1)) != 0)
-			return rc < 0 ? -1 : gone(co);
-	}
+	if (nl == NULL)
+		return -1;
+	*nl = '\0';
+	*line = co->in.data + co->in_off;
+	n = (size_t)(nl - *line);
+	co->in_off += n + 1;
+	return (ssize_t)n;
 }
 
 static int
-start(struct coprocess *co)
+start(struct coprocess_child *co)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -285,8 +276,8 @@ start(struct coprocess *co)
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF |
 	    POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawnp(&co->pid, co->argv[0], &fa, &attr, co->argv,
-	    co->envp);
+	rc = posix_spawnp(&co->pid, co->pool->argv[0], &fa, &attr, co->pool->argv,
+	    co->pool->envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(in[0]);
@@ -295,7 +286,7 @@ start(struct coprocess *co)
 		close(in[1]);
 		close(out[0]);
 		co->pid = 0;
-		return fail(co, "could not be run: '%s': %s", co->argv[0],
+		return fail(co, "could not be run: '%s': %s", co->pool->argv[0],
 		    strerror(rc));
 	}
 	co->to = in[1];
@@ -311,21 +302,21 @@ start(struct coprocess *co)
  * of any cell.  What it wrote meanwhile stays, for the cell to read.
  */
 static int
-ready(struct coprocess *co)
+ready(struct coprocess_child *co)
 {
 	int rc;
 
-	if (co->pid != 0 && (rc = fill(co, 0)) != 0) {
+	if (co->pid != 0 && (rc = fill(co)) != 0) {
 		if (rc < 0)
 			return -1;
-		reap(co, clock_deadline(co->db->ttl_ms));
+		reap(co, clock_deadline(co->pool->db->ttl_ms));
 	}
 	return co->pid != 0 ? 0 : start(co);
 }
 
 /* "run TXN ROW COLUMN", ROW and COLUMN written as words of a request. */
 static int
-send_run(struct coprocess *co, perc_txn *txn, perc_bytes row,
+send_run(struct coprocess_child *co, perc_txn *txn, perc_bytes row,
     perc_bytes col)
 {
 	perc_buf line = PERC_BUF_INIT;
@@ -381,12 +372,16 @@ done_status(const char *rest, size_t len)
 	return -1;
 }
 
+/* No whole line from COMMAND yet: serve_written's return. */
+#define MORE (-2)
+
 /*
- * Serve COMMAND's requests until it says done: the status it gives.
- * -1 when COMMAND fails the cell.
+ * Serve the requests COMMAND has written, until it says done: the
+ * status it gives; -1 when COMMAND fails the cell; MORE when it has
+ * written no done yet.
  */
 static int
-serve_cell(struct coprocess *co)
+serve_written(struct coprocess_child *co)
 {
 	const char *w;
 	ssize_t len;
@@ -394,9 +389,8 @@ serve_cell(struct coprocess *co)
 	char *line = NULL;
 	int status;
 
-	for (;;) {
-		if ((len = read_line(co, &line)) < 0)
-			return -1;
+	while ((len = next_line(co, &line)) >= 0) {
+		perc_db_keep(co->pool->db);
 		n = first_word(&w, line, (size_t)len);
 		if (n == 4 && memcmp(w, "done", 4) == 0) {
 			status = done_status(w + 4, (size_t)len -
@@ -417,29 +411,102 @@ serve_cell(struct coprocess *co)
 		if (serve_line(&co->serve, line, (size_t)len) < 0)
 			return -1;
 	}
+	return MORE;
 }
 
-/* perc_observer's observe: one cell, served by COMMAND. */
-static int
-observe(perc_txn *txn, perc_bytes row, perc_bytes col, void *arg)
+/* perc_observer's start: COMMAND k gets the cell. */
+static void
+start_cell(size_t k, perc_txn *txn, perc_bytes row, perc_bytes col,
+    void *arg)
 {
-	struct coprocess *co = arg;
-	int status = -1;
+	struct coprocess *pool = arg;
+	struct coprocess_child *co = &pool->child[k];
 
+	co->busy = 1;
 	co->said_done = 0;
 	co->why[0] = '\0';
-	if (ready(co) < 0)
-		return -1;
-	co->deadline_ms = clock_deadline(co->db->ttl_ms);
-	if (send_run(co, txn, row, col) == 0) {
+	co->failed = ready(co) < 0;
+	co->deadline_ms = clock_deadline(pool->db->ttl_ms);
+	if (!co->failed && send_run(co, txn, row, col) < 0)
+		co->failed = 1;
+	if (!co->failed)
 		co->serve.run_txn = txn;
-		status = serve_cell(co);
-		co->serve.run_txn = NULL;
-	}
+}
+
+/* COMMAND k's run has ended, its observer saying status: k. */
+static size_t
+ended(struct coprocess *pool, size_t k, int status, int *out)
+{
+	struct coprocess_child *co = &pool->child[k];
+
+	co->busy = 0;
+	co->serve.run_txn = NULL;
 	if (status > 0)
 		snprintf(co->why, sizeof(co->why), "said done %d", status);
 	co->said_done = status >= 0;
-	return status;
+	*out = status;
+	return k;
+}
+
+/*
+ * A COMMAND that has not written its next request within IDLE_MS is
+ * busy with work of its own: the store is let go meanwhile, for other
+ * processes, as an idle perc shell lets it go.
+ */
+#define IDLE_MS 2
+
+/*
+ * perc_observer's wait: serve the requests of every COMMAND with a run
+ * in flight, as they come, until one of them says done, fails, or has
+ * not said done by its run's deadline: its slot.
+ */
+static size_t
+wait_any(int *status, void *arg)
+{
+	struct coprocess *pool = arg;
+	struct coprocess_child *co;
+	struct pollfd pfd[COPROCESS_MAX];
+	size_t k, m, slot[COPROCESS_MAX], late = 0;
+	int64_t first, left;
+	int rc, got, idle = 0;
+
+	for (;;) {
+		first = INT64_MAX;
+		for (k = m = 0; k < pool->n; k++) {
+			co = &pool->child[k];
+			if (!co->busy)
+				continue;
+			if (co->failed || (rc = serve_written(co)) != MORE)
+				return ended(pool, k, co->failed ? -1 : rc,
+				    status);
+			pfd[m] = (struct pollfd){ .fd = co->from,
+			    .events = POLLIN };
+			slot[m++] = k;
+			if (co->deadline_ms < first) {
+				first = co->deadline_ms;
+				late = k;
+			}
+		}
+		if ((left = first - clock_mono_ms()) <= 0) {
+			too_late(&pool->child[late]);
+			return ended(pool, late, -1, status);
+		}
+		if (!idle && left > IDLE_MS)
+			left = IDLE_MS;
+		if ((rc = poll(pfd, m, left > INT_MAX ? INT_MAX : (int)left))
+		    == 0 && !idle) {
+			perc_db_release(pool->db);
+			idle = 1;
+		}
+		for (k = 0; rc > 0 && k < m; k++) {
+			co = &pool->child[slot[k]];
+			if (pfd[k].revents == 0 || (got = fill(co)) == 0)
+				continue;
+			if (got > 0)
+				gone(co);
+			return ended(pool, slot[k], -1, status);
+		}
+	}
 }
 
 /*
@@ -450,13 +517,14 @@ observe(perc_txn *txn, perc_bytes row, perc_bytes col, void *arg)
 static void
 answer_done(const perc_observer_run *run, int rc, void *arg)
 {
-	struct coprocess *co = arg;
+	struct coprocess *pool = arg;
+	struct coprocess_child *co = &pool->child[run->slot];
 	char ts[24];
 
 	if (!co->said_done)
 		return;
 	co->said_done = 0;
-	co->deadline_ms = clock_deadline(co->db->ttl_ms);
+	co->deadline_ms = clock_deadline(pool->db->ttl_ms);
 	if (rc == 0 && strcmp(run->outcome, "taken") == 0)
 		rc = error_set(PERC_ECONFLICT, "taken by another runner: "
 		    "its run of the cell committed first");
@@ -471,56 +539,85 @@ answer_done(const perc_observer_run *run, int rc, void *arg)
 
 /* PERC_DIR=dir, then the rest of our environment but its PERC_DIR. */
 static int
-make_env(struct coprocess *co, const char *dir)
+make_env(struct coprocess *pool, const char *dir)
 {
 	size_t n = 0, k = 1, i;
 
 	while (environ[n] != NULL)
 		n++;
-	if ((co->envp = calloc(n + 2, sizeof(*co->envp))) == NULL ||
-	    (co->envp[0] = malloc(strlen(dir) + 10)) == NULL)
+	if ((pool->envp = calloc(n + 2, sizeof(*pool->envp))) == NULL ||
+	    (pool->envp[0] = malloc(strlen(dir) + 10)) == NULL)
 		return error_set(PERC_EIO, "out of memory");
-	sprintf(co->envp[0], "PERC_DIR=%s", dir);
+	sprintf(pool->envp[0], "PERC_DIR=%s", dir);
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "PERC_DIR=", 9) != 0)
-			co->envp[k++] = environ[i];
+			pool->envp[k++] = environ[i];
 	return 0;
 }
 
 int
-coprocess_init(struct coprocess *co, perc_observer *obs, perc_db *db,
-    char *const *argv, const char *dir)
+coprocess_init(struct coprocess *pool, perc_observer *obs, perc_db *db,
+    char *const *argv, const char *dir, size_t n)
 {
-	memset(co, 0, sizeof(*co));
-	co->db = db;
-	co->argv = argv;
-	co->to = co->from = -1;
-	serve_init(&co->serve, db, write_answer, co);
-	obs->observe = observe;
+	struct coprocess_child *co;
+	size_t k;
+
+	memset(pool, 0, sizeof(*pool));
+	pool->db = db;
+	pool->argv = argv;
+	if (n < 1 || n > COPROCESS_MAX || (pool->child = calloc(n,
+	    sizeof(*pool->child))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	pool->n = n;
+	for (k = 0; k < n; k++) {
+		co = &pool->child[k];
+		co->pool = pool;
+		co->to = co->from = -1;
+		serve_init(&co->serve, db, write_answer, co);
+	}
+	obs->observe = NULL;
+	obs->start = start_cell;
+	obs->wait = wait_any;
+	obs->slots = n;
 	obs->done = answer_done;
 	obs->local = 1;
-	obs->arg = co;
-	return make_env(co, dir);
+	obs->arg = pool;
+	return make_env(pool, dir);
+}
+
+size_t
+coprocess_per_runner(perc_db *db, size_t workers)
+{
+	return store_exclusive(db->store) ? workers : 1;
 }
 
 const char *
-coprocess_failure(const struct coprocess *co)
+coprocess_failure(const struct coprocess *pool, const perc_observer_run *run)
 {
-	return co->why;
+	return pool->child[run->slot].why;
 }
 
 void
-coprocess_end(struct coprocess *co)
+coprocess_end(struct coprocess *pool)
 {
-	if (co->pid != 0) {
-		close(co->to);
-		co->to = -1;
-		reap(co, clock_deadline(co->db->ttl_ms));
+	struct coprocess_child *co;
+	size_t k;
+
+	for (k = 0; k < pool->n; k++) {
+		co = &pool->child[k];
+		if (co->pid != 0) {
+			close(co->to);
+			co->to = -1;
+			reap(co, clock_deadline(pool->db->ttl_ms));
+		}
+		serve_dispose(&co->serve);
+		perc_buf_dispose(&co->in);
 	}
-	serve_dispose(&co->serve);
-	perc_buf_dispose(&co->in);
-	if (co->envp != NULL)
-		free(co->envp[0]);
-	free(co->envp);
-	co->envp = NULL;
+	free(pool->child);
+	pool->child = NULL;
+	pool->n = 0;
+	if (pool->envp != NULL)
+		free(pool->envp[0]);
+	free(pool->envp);
+	pool->envp = NULL;
 }

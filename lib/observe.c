@@ -94,24 +94,70 @@ row_lock(int fd, perc_bytes row, int how)
 	return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
-/* Run the observer once on (row, column) and report what happened. */
+/*
+ * A run in flight: its cell, its transaction, and the light lock on its
+ * row, taken through an open file description of its own, so that two
+ * runs of one pass exclude each other as two runners do.
+ */
+struct slot {
+	size_t    cell;
+	perc_txn *txn;
+	int       fd;
+	int       busy;
+};
+
+/*
+ * The pass's side of observe, start and wait: with observe, a run ends
+ * as it starts, and wait gives back its status.
+ */
+struct runs {
+	const perc_observer *obs;
+	struct slot         *slot;
+	size_t               n, busy;
+	size_t               ended;    /* observe's run: its slot */
+	int                  status;   /* and its status */
+};
+
+static void
+start_run(struct runs *r, size_t k, perc_bytes row, perc_bytes column)
+{
+	const perc_observer *obs = r->obs;
+
+	if (obs->start != NULL) {
+		obs->start(k, r->slot[k].txn, row, column, obs->arg);
+		return;
+	}
+	r->ended = k;
+	r->status = obs->observe(r->slot[k].txn, row, column, obs->arg);
+}
+
+/* The slot of the next run to end, its status in *status. */
+static size_t
+wait_run(struct runs *r, int *status)
+{
+	if (r->obs->start != NULL)
+		return r->obs->wait(status, r->obs->arg);
+	*status = r->status;
+	return r->ended;
+}
+
+/*
+ * The end of a run on (row, column) whose observer said status: commit
+ * or abort its transaction, and report what happened.
+ */
 static int
-run_one(perc_db *db, perc_bytes row, perc_bytes column,
-    const perc_observer *obs)
+end_run(perc_db *db, perc_bytes row, perc_bytes column,
+    const perc_observer *obs, struct slot *sl, size_t k, int status)
 {
 	perc_observer_run run;
-	perc_txn *txn = NULL;
+	perc_txn *txn = sl->txn;
 	int rc, weak = db_is_weak(db, column);
 
 	memset(&run, 0, sizeof(run));
 	run.row = row;
 	run.column = column;
-	run.status = -1;
-	rc = weak ? weak_observer_begin(&txn, db, row, column, obs->local) :
-	    notify_observer_begin(&txn, db, row, column, obs->local);
-	if (rc < 0)
-		return rc == PERC_ENOTFOUND ? 0 : rc;
-	run.status = obs->observe(txn, row, column, obs->arg);
+	run.slot = k;
+	run.status = status;
 	if (run.status == 0) {
 		rc = perc_txn_commit(&run.commit_ts, txn);
 		/* A weak run, even one that wrote nothing, clears what
@@ -136,6 +182,7 @@ run_one(perc_db *db, perc_bytes row, perc_bytes column,
 		rc = perc_observer_failed(&run.failures, db, row, column);
 	}
 	perc_txn_free(txn);
+	sl->txn = NULL;
 	if (obs->done != NULL)
 		obs->done(&run, rc, obs->arg);
 	if (rc == 0 && obs->report != NULL)
@@ -193,78 +240,156 @@ note_retry(const perc_observer *obs, int64_t at_ms)
 		*obs->retry_at_ms = at_ms;
 }
 
+/* Each slot's own open file description of DIR/observer.lock. */
+static int
+open_slots(struct runs *r, perc_db *db)
+{
+	char path[4200];
+	size_t k;
+
+	r->n = r->obs->start != NULL && r->obs->slots > 1 ?
+	    r->obs->slots : 1;
+	if ((r->slot = calloc(r->n, sizeof(*r->slot))) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	for (k = 0; k < r->n; k++)
+		r->slot[k].fd = -1;
+	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);
+	/* Never synced: it holds no data, only the kernel's locks. */
+	for (k = 0; k < r->n; k++)
+		if ((r->slot[k].fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC,
+		    0644)) < 0)
+			return error_set(PERC_EIO, "cannot open '%s': %s",
+			    path, strerror(errno));
+	return 0;
+}
+
+static void
+close_slots(struct runs *r)
+{
+	size_t k;
+
+	for (k = 0; r->slot != NULL && k < r->n; k++)
+		if (r->slot[k].fd >= 0)
+			close(r->slot[k].fd);
+	free(r->slot);
+}
+
+/* A slot with no run in flight, or r->n when all have one. */
+static size_t
+free_slot(const struct runs *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->n && r->slot[k].busy; k++)
+		;
+	return k;
+}
+
+/*
+ * Visit cell *i and move *i on to the next one to visit: start its run
+ * in slot k, or pass it over, when it is in its backoff or another
+ * runner holds its row and is running it now (then jump to a new
+ * random point: we are right behind that runner).  A jump lands on the
+ * next cell not yet visited, so no cell is missed.  1: a run started;
+ * 0: none; a negative PERC_E* code.
+ */
+static int
+visit(struct runs *r, size_t k, struct dirty_list *l, size_t *i,
+    size_t *visited, perc_db *db, perc_bytes column)
+{
+	const perc_observer *obs = r->obs;
+	struct slot *sl = &r->slot[k];
+	struct dirty *cell = &l->cells[*i];
+	perc_bytes row = buf_bytes(&cell->row);
+	size_t next = *i + 1;
+	int rc = 0;
+
+	cell->visited = 1;
+	++*visited;
+	if (!obs->once && cell->retry_at_ms > clock_wall_ms()) {
+		note_retry(obs, cell->retry_at_ms);
+	} else if (!row_lock(sl->fd, row, F_WRLCK)) {
+		/* Look again soon, should its run not wake us. */
+		note_retry(obs, clock_wall_ms() + HELD_RETRY_MS);
+		next = (size_t)rand();
+	} else {
+		rc = db_is_weak(db, column) ?
+		    weak_observer_begin(&sl->txn, db, row, column, obs->local) :
+		    notify_observer_begin(&sl->txn, db, row, column,
+		    obs->local);
+		if (rc == 0) {
+			sl->cell = *i;
+			sl->busy = 1;
+			r->busy++;
+			start_run(r, k, row, column);
+		} else {
+			row_lock(sl->fd, row, F_UNLCK);
+		}
+	}
+	if (*visited < l->n)
+		*i = next_unvisited(l, next);
+	return rc == PERC_ENOTFOUND ? 0 : rc;
+}
+
 /*
  * One pass over the cells of column dirty when it starts.  *ran counts
  * the observer runs.  Returns 0, 1 if an observer failed, or a negative
- * PERC_E* code (PERC_EUSAGE: column is not observed).  Without obs->once, cells in their failure backoff wait.
+ * PERC_E* code (PERC_EUSAGE: column is not observed).  Without obs->once,
+ * cells in their failure backoff wait.  With obs->start, up to
+ * obs->slots runs are in flight at once.
  */
 int
 perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
     const perc_observer *obs)
 {
 	struct dirty_list l = { NULL, 0, 0 };
-	char path[4200];
-	size_t i, visited;
+	struct runs r;
+	struct slot *sl;
 	perc_bytes row;
-	int fd = -1, rc, failed = 0;
+	size_t i, k, visited = 0;
+	int rc, got, status, failed = 0;
 
 	*ran = 0;
+	memset(&r, 0, sizeof(r));
+	r.obs = obs;
 	if (obs->retry_at_ms != NULL)
 		*obs->retry_at_ms = 0;
 	if ((rc = perc_observer_check(db, column)) < 0 ||
 	    (rc = perc_notify_scan(db, &column, collect, &l)) < 0 ||
-	    l.n == 0)
+	    l.n == 0 || (rc = open_slots(&r, db)) < 0)
 		goto done;
-	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);
-	/* Never synced: it holds no data, only the kernel's locks. */
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-		rc = error_set(PERC_EIO, "cannot open '%s': %s", path,
-		    strerror(errno));
-		goto done;
-	}
-	/*
-	 * Every cell is visited once: run, or passed over because another
-	 * runner holds its row and is running it now.  A jump lands on the
-	 * next cell not yet visited, so no cell is missed.
-	 */
 	i = next_unvisited(&l, (size_t)rand());
-	for (visited = 0; visited < l.n && rc >= 0; visited++) {
-		l.cells[i].visited = 1;
-		row = buf_bytes(&l.cells[i].row);
-		if (!obs->once && l.cells[i].retry_at_ms > clock_wall_ms()) {
-			note_retry(obs, l.cells[i].retry_at_ms);
-			if (visited + 1 < l.n)
-				i = next_unvisited(&l, i + 1);
-			continue;
-		}
-		if (!row_lock(fd, row, F_WRLCK)) {
-			/* Right behind another runner: jump away, and look
-			   again soon, should its run not wake us. */
-			note_retry(obs, clock_wall_ms() + HELD_RETRY_MS);
-			if (visited + 1 < l.n)
-				i = next_unvisited(&l, (size_t)rand());
-			continue;
-		}
-		rc = run_one(db, row, column, obs);
-		row_lock(fd, row, F_UNLCK);
+	for (;;) {
+		/* Every free slot gets a cell, until a stop or an error. */
+		while (rc >= 0 && visited < l.n && !(obs->stop != NULL &&
+		    *obs->stop) && (k = free_slot(&r)) < r.n)
+			if ((got = visit(&r, k, &l, &i, &visited, db,
+			    column)) < 0)
+				rc = got;
+		if (r.busy == 0)
+			break;
+		k = wait_run(&r, &status);
+		sl = &r.slot[k];
+		row = buf_bytes(&l.cells[sl->cell].row);
+		got = end_run(db, row, column, obs, sl, k, status);
+		row_lock(sl->fd, row, F_UNLCK);
+		sl->busy = 0;
+		r.busy--;
 		/*
 		 * The commit woke the waiters while the row was still ours:
 		 * a runner of another column of it that looked then passed
 		 * it by.  Now it is free, wake them again.
 		 */
 		db_wake(db);
-		if (rc == 1)
+		if (got == 1)
 			failed = 1;
-		if (rc >= 0)
+		if (got >= 0)
 			++*ran;
-		if (obs->stop != NULL && *obs->stop)
-			break;
-		if (visited + 1 < l.n)
-			i = next_unvisited(&l, i + 1);
+		else if (rc >= 0)
+			rc = got;
 	}
 done:
-	if (fd >= 0)
-		close(fd);
+	close_slots(&r);
 	for (i = 0; i < l.n; i++)
 		perc_buf_dispose(&l.cells[i].row);
 	free(l.cells);

@@ -466,6 +466,12 @@ int  perc_observer_check(perc_db *db, perc_bytes column);
  * *retry_at_ms to the wall time in ms at which the first cell it left
  * for its backoff may run, 0 when it left none: a runner that waits
  * for notifications wakes then too.
+ * An observer that runs elsewhere (a long-running COMMAND) may keep
+ * several runs in flight, each with its own transaction, in this one
+ * process: instead of observe, start (which returns at once) hands
+ * slot (below slots) the run of a cell, and wait blocks until a run
+ * ends, returning its slot and the observer's status in *status; up to
+ * slots runs are in flight at once, on different rows.
  * Returns 0, 1 when an observer failed, or a
  * negative PERC_E* code (PERC_EUSAGE for a column that is not
  * observed: perc_observer_check).
@@ -477,6 +483,7 @@ typedef struct {
 	const char *outcome;    /* "committed", "taken", "conflicted", "failed" */
 	perc_ts     commit_ts;  /* when committed */
 	uint32_t    failures;   /* when failed: failures so far */
+	size_t      slot;       /* with start: the slot it ran in */
 } perc_observer_run;
 
 typedef struct {
@@ -489,6 +496,10 @@ typedef struct {
 	int    local;
 	void (*done)(const perc_observer_run *run, int rc, void *arg);
 	int64_t *retry_at_ms;   /* out, when not NULL: see above */
+	void   (*start)(size_t slot, perc_txn *txn, perc_bytes row,
+	                perc_bytes col, void *arg);
+	size_t (*wait)(int *status, void *arg);
+	size_t   slots;
 } perc_observer;
 
 int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
