@@ -5,9 +5,11 @@
 # work of one change, where a batch job would read the whole corpus
 # again.
 #
-#   indexer.sh DIR                  the demo: init, load 50 documents,
-#                                       index them, change 10 and delete
-#                                       5, index again, verify, print
+#   indexer.sh DIR                  the demo: init, start the observers
+#                                       in the background (serve), load
+#                                       50 documents, wait, verify;
+#                                       change 10 and delete 5, wait,
+#                                       verify; print the index
 #   indexer.sh DIR init             perc init --observe doc
 #                                       --observe-weak count DIR
 #   indexer.sh DIR load FIRST N [V] load N generated documents, FIRST
@@ -21,8 +23,13 @@
 #                                       cell is dirty (exit 1 if still
 #                                       dirty after PASSES, default 100;
 #                                       WORKERS=N: N runners each)
-#   indexer.sh DIR serve            both observers in the background,
-#                                       until SIGINT or SIGTERM
+#   indexer.sh DIR serve            both observers, long-running, until
+#                                       SIGINT or SIGTERM (run it in the
+#                                       background)
+#   indexer.sh DIR wait [SECONDS]   wait until the observers of serve
+#                                       have indexed every change made
+#                                       so far (perc wait; exit 1 when
+#                                       SECONDS, default 300, run out)
 #   indexer.sh DIR verify           compare the index's counts with a
 #                                       batch recomputation from the
 #                                       documents: exit 0 if equal
@@ -75,7 +82,8 @@ self=$(cd "$(dirname "$0")" && pwd -P)/$(basename "$0")
 
 usage() {
 	echo "usage: $prog DIR [init | load FIRST N [V] | delete FIRST N |" \
-	    "run [PASSES] | serve | verify | index | batch | reindex]" >&2
+	    "run [PASSES] | serve | wait [SECONDS] | verify | index |" \
+	    "batch | reindex]" >&2
 	exit 2
 }
 
@@ -286,6 +294,15 @@ serve() {
 	wait "$doc" "$count"
 }
 
+# caught_up SECONDS: wait until the observers running in the background
+# have done all there is to do.  perc wait, not a look at scan-notify:
+# an empty scan-notify may come while a load's commit, or an observer
+# run about to notify a count, is still under way.
+caught_up() {
+	perc wait --timeout "$1" ||
+	    die "the observers did not catch up within $1 s; is serve running?"
+}
+
 # index: the index's counts, one word a line: WORD TOTAL DOCS.
 index() {
 	perc scan --prefix w: | awk -F '\t' '
@@ -362,16 +379,24 @@ verify() {
 	    "$(wc -l < "$tmp/index") words"
 }
 
+# The demo: the observers run in the background while documents come,
+# and perc wait says when the index has caught up with them.
 demo() {
 	perc init --observe doc --observe-weak count "$PERC_DIR" || exit
+	serve &
+	runners=$!                      # for the trap, which runs at exit
+	trap 'kill -TERM "$runners" 2> /dev/null; wait "$runners";
+	    rm -rf "$tmp"' EXIT
 	echo "# 50 documents, loaded in one transaction"
-	generate 1 50 1 | perc load > /dev/null || die "load failed"
-	drain 100 || die "the observers did not finish"
+	generate 1 50 1 > "$tmp/docs" && retry load_file "$tmp/docs" ||
+	    die "load failed"
+	caught_up 300
 	verify
 	echo "# 10 of them changed, 5 deleted"
-	generate 11 10 2 | perc load > /dev/null || die "load failed"
-	delete 41 5 || die "delete failed"
-	drain 100 || die "the observers did not finish"
+	generate 11 10 2 > "$tmp/docs" && retry load_file "$tmp/docs" ||
+	    die "load failed"
+	retry delete 41 5 || die "delete failed"
+	caught_up 300
 	verify
 	echo "# the index: word, occurrences, documents (the 10 most frequent)"
 	index | sort -t "$(printf '\t')" -k 2,2nr -k 1,1 | head -10
@@ -423,6 +448,7 @@ load) [ $# -ge 3 ] && [ $# -le 4 ] || usage
 delete) [ $# -eq 3 ] || usage; retry delete "$2" "$3" ;;
 run) [ $# -le 2 ] || usage; drain "${2:-100}" ;;
 serve) [ $# -eq 1 ] || usage; serve ;;
+wait) [ $# -le 2 ] || usage; caught_up "${2:-300}" ;;
 verify) [ $# -eq 1 ] || usage; verify ;;
 index) [ $# -eq 1 ] || usage; index ;;
 batch) [ $# -eq 1 ] || usage; batch ;;
