@@ -290,8 +290,8 @@ free_slot(const struct runs *r)
  * in slot k, or pass it over, when it is in its backoff or another
  * runner holds its row and is running it now (then jump to a new
  * random point: we are right behind that runner).  A jump lands on the
- * next cell not yet visited, so no cell is missed.  1: a run started;
- * 0: none; a negative PERC_E* code.
+ * next cell not yet visited, so no cell is missed.  0 (a run started
+ * or not: the slot says), or a negative PERC_E* code.
  */
 static int
 visit(struct runs *r, size_t k, struct dirty_list *l, size_t *i,
