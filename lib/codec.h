@@ -22,6 +22,14 @@
  * the start_ts, where the data of a put is.
  */
 #define REGION_LOG    'L'
+/*
+ * The LevelDB store's lock index: one key per cell that holds a lock,
+ * the key of the cell's head (codec.h's KIND_LOCK key) with REGION_LOCKS
+ * for its first byte and no value, put in the batch that writes the
+ * lock and deleted in the batch that drops it (lib/leveldb/head.c), so
+ * that a walk of the locks reads the locks, not the store.
+ */
+#define REGION_LOCKS  'K'
 
 /*
  * A cell has at most one lock, always at this timestamp (the owner's

@@ -44,6 +44,11 @@
  * their notification is pending).  Written only when there are some.
  */
 #define FORMAT_WEAK    3
+/*
+ * 4 (FORMAT_LOCK_INDEX, store.h): a LevelDB store with its lock index,
+ * which a perc of format 3 would not keep.  Written for every LevelDB
+ * directory, once its index is built; a Redis directory's stays 2 or 3.
+ */
 #define CONFIG_MAX     (1 << 20)
 
 static void
@@ -165,11 +170,12 @@ read_config(struct observed *o, char **store, const char *dir,
 			continue;
 		if (strncmp(line, "format ", 7) == 0) {
 			format = atoi(line + 7);
-			if (format < FORMAT_OLDEST || format > FORMAT_WEAK) {
+			if (format < FORMAT_OLDEST ||
+			    format > FORMAT_LOCK_INDEX) {
 				rc = error_set(PERC_ENOTDB, "'%s' has data "
 				    "format '%s', which this perc (format %d) "
 				    "does not know; use a matching perc", dir,
-				    line + 7, FORMAT_WEAK);
+				    line + 7, FORMAT_LOCK_INDEX);
 				goto fail;
 			}
 		} else if (strncmp(line, "store ", 6) == 0 && format) {
@@ -203,12 +209,26 @@ fail:
 }
 
 /*
+ * The format a config names: what its store (NULL: LevelDB) and
+ * observed columns need; a LevelDB store's lock index only when it is
+ * known to be whole (indexed).
+ */
+static int
+config_format(const char *store, const struct observed *o, int indexed)
+{
+	if (store == NULL && indexed)
+		return FORMAT_LOCK_INDEX;
+	return o->nweak > 0 ? FORMAT_WEAK : FORMAT_VERSION;
+}
+
+/*
  * Replace DIR/config atomically with the given observed columns: write,
  * fsync, rename, fsync the directory, so that a power cut leaves the
  * old config or the new one, and once init returns, the new one.
  */
 static int
-write_config(const char *dir, const char *store, const struct observed *o)
+write_config(const char *dir, const char *store, const struct observed *o,
+    int format)
 {
 	perc_buf text = PERC_BUF_INIT;
 	char path[4096], tmp[4096];
@@ -217,8 +237,7 @@ write_config(const char *dir, const char *store, const struct observed *o)
 
 	dir_path(path, sizeof(path), dir, "config");
 	dir_path(tmp, sizeof(tmp), dir, "config.tmp");
-	rc = buf_addf(&text, "# perc data directory\nformat %d\n",
-	    o->nweak > 0 ? FORMAT_WEAK : FORMAT_VERSION);
+	rc = buf_addf(&text, "# perc data directory\nformat %d\n", format);
 	if (rc == 0 && store != NULL)
 		rc = buf_addf(&text, "store %s\n", store);
 	for (i = 0; i < o->nstrong + o->nweak && rc == 0; i++) {
@@ -393,7 +412,8 @@ init_existing(const char *path, const char *store_url,
 		    asked.data);
 	else if ((rc = add_observed(&o, strong, n, weak, nweak,
 	    &changed)) == 0 && changed)
-		rc = write_config(path, store, &o);
+		rc = write_config(path, store, &o, config_format(store, &o,
+		    db->format >= FORMAT_LOCK_INDEX));
 	free_observed(&o);
 	free(store);
 done:
@@ -548,7 +568,7 @@ init_new(const char *path, const char *store_url, const struct observed *o)
 		    strerror(errno));
 	if ((rc = create_store(path, store_url)) < 0)
 		return rc;
-	rc = write_config(path, store_url, o);
+	rc = write_config(path, store_url, o, config_format(store_url, o, 1));
 	dir_path(sub, sizeof(sub), path, INIT_MARK);
 	if (rc == 0 && unlink(sub) != 0)
 		rc = error_set(PERC_EIO, "cannot remove '%s': %s", sub,
@@ -679,22 +699,28 @@ db_require_weak(const perc_db *db, perc_bytes col)
 }
 
 /*
- * Mark a config of an older format ours before the store is written:
- * read it again, whole, and write it back (init --observe, which
- * changes it, holds the store too).  A config that cannot be written,
- * on a full disk, leaves the store read-only, as a full disk does:
- * reads go on, a write says what is wrong, and the next command tries
- * again.
+ * Mark a config of an older format ours before the store is written,
+ * the store's data brought up first (store_ops.upgrade): read it
+ * again, whole, and write it back (init --observe, which changes it,
+ * holds the store too).  A config that cannot be written, or a store
+ * that cannot be brought up, on a full disk, leaves the store
+ * read-only, as a full disk does: reads go on, a write says what is
+ * wrong, and the next command tries again.  A crash between the two
+ * leaves the old format, so the next one brings the store up again.
  */
 static void
 upgrade_config(perc_db *db, const char *path)
 {
+	const struct store_ops *ops = db->store->ops;
 	struct observed o;
 	char *store;
-	int rc;
+	int rc, format = 0;
 
-	if ((rc = read_config(&o, &store, db->dir, NULL, NULL)) == 0) {
-		rc = write_config(db->dir, store, &o);
+	rc = ops->upgrade != NULL ? ops->upgrade(db->store, db->format) : 0;
+	if (rc == 0 && (rc = read_config(&o, &store, db->dir, NULL,
+	    NULL)) == 0) {
+		format = config_format(store, &o, 1);
+		rc = write_config(db->dir, store, &o, format);
 		free_observed(&o);
 		free(store);
 	}
@@ -702,7 +728,7 @@ upgrade_config(perc_db *db, const char *path)
 		db->store->read_only = errno != 0 ? errno : EIO;
 		return;
 	}
-	db->format = FORMAT_VERSION;
+	db->format = format;
 	if (stat(path, &db->config_st) != 0)
 		memset(&db->config_st, 0, sizeof(db->config_st));
 }
@@ -739,6 +765,7 @@ db_acquire(perc_db *db, int64_t deadline_ms)
 	if (db->format < db->store->ops->data_format &&
 	    !db->store->read_only)
 		upgrade_config(db, path);
+	db->store->format = db->format;
 	return 0;
 }
 

@@ -130,6 +130,16 @@ struct store_log {
 typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
                             int kind, perc_ts ts, perc_bytes value);
 
+/*
+ * The config format (lib/db.c) from which a LevelDB store keeps its
+ * lock index (codec.h's REGION_LOCKS): a perc of an older format would
+ * write locks without it, so it must refuse the directory, and the
+ * index of a directory of an older format is built before the config
+ * is marked (store_ops.upgrade).  Below it the walk of the locks reads
+ * the whole cell region, as it always can.
+ */
+#define FORMAT_LOCK_INDEX 4
+
 struct store;
 
 struct store_ops {
@@ -138,6 +148,10 @@ struct store_ops {
 	/* The oldest config format (lib/db.c) that tells this store's
 	   data apart: an older config is marked up before a write. */
 	int         data_format;
+	/* Bring the store's data up to data_format from a directory of
+	   format from, before its config is marked up (db_acquire).
+	   NULL: there is nothing to bring. */
+	int  (*upgrade)(struct store *s, int from);
 	/* Release it if held, and free it; what open returned is gone. */
 	void (*dispose)(struct store *s);
 
@@ -460,6 +474,8 @@ int  store_notify_epoch(struct store *s, perc_buf *out);
 /* Every store's state begins with this. */
 struct store {
 	const struct store_ops *ops;
+	int format;             /* the data directory's config format
+	                           (lib/db.c), as of the last acquire */
 	int read_only;          /* errno that forbids writes, or 0 */
 	int failed;             /* a write failed: release before going on */
 	int bulk;               /* the next holder will write a lot: a

@@ -127,21 +127,63 @@ setup() {
 	[ "$(ls -A "$D")" = notes.txt ]
 }
 
-@test "a data directory of format 1 is read, and marked format 2 by its next command" {
-	# Format 2 only adds cell heads to the LevelDB store, which a perc
-	# of format 1 would take for damaged locks.
+@test "a data directory of format 1 is read, and marked format 4 by its next command" {
+	# Format 2 added cell heads to the LevelDB store, which a perc of
+	# format 1 would take for damaged locks; format 4, its lock index.
 	perc_leveldb_only
 	perc init "$D"
 	perc -d "$D" set r c v
 	sed -i 's/^format .*/format 1/' "$D/config"
 	run -0 perc -d "$D" get r c
 	assert_output v
-	grep -qx 'format 2' "$D/config"
+	grep -qx 'format 4' "$D/config"
 	sed -i 's/^format .*/format 1/' "$D/config"
 	run -0 perc -d "$D" set r c w
-	grep -qx 'format 2' "$D/config"
+	grep -qx 'format 4' "$D/config"
 	run -0 perc -d "$D" get r c
 	assert_output w
+}
+
+@test "a directory of format 3 with a lock an older perc left: its lock index is built, the lock found, and the config marked format 4" {
+	# Made by a perc of format 3 (init --observe-weak w; set a b c; a
+	# transaction of x y and x2 y stopped by after-prewrite-primary), so
+	# its lock on x has no entry in the lock index (store.h's
+	# FORMAT_LOCK_INDEX) that walks of the locks read from format 4 on.
+	perc_leveldb_only
+	base64 -d > "$BATS_TEST_TMPDIR/fx.tgz" <<'END'
+H4sIAAAAAAAAA+2av2/TQBTHz2mLmsKAhKgKZThRCVShpL6z75zwQypERfwobRRamB3Hgapu
+XDlpk0ZiYGZiYkJC/AF0QKgMSEz8BSBGusCE2GEK5yZxS4KwWsXXor6P5Ni5s/3OeX7n73tO
+sTaBokYVGIxtrQWd661twjSVqkxnOkUqUYlBEGaRj0ywUq6YHsbIc93Kv/YL6/9PKdYmyhXX
+s5OOay1GZMN3MNf1XfifEs4QViMazx+A/y23VFx4EKGNUP8z3uF/onEK/pfBGF62PQsXzIqJ
+CwuebYnJYG2o6HpLZgVrQ26+bHurdqJqm4u4OrTfowV6jYh/1zMtJ8oHQFj8k+75nxoGxL8M
+slO5zI3ZOcqtlK0x00poKtcSekqliXSe5RPpNLUMmjK5VcwjtPns4ucs8teXnr5Qvvy4IsVF
+QHSI+K/UStHmALvX/2JGoKD/ZdDyP9VZSlc5FYlXWmc86VZLttcrG6H6j7AO/2uMqTD/yyAl
+AhMTVddSqgry7vDx9/jvrY1Q/afRTv2nE9B/UvD1362ZadLWdp8evX4nmo+OOnTUV3pKzf9Y
+q4vPEbEcO//q/mO/PVajQccpsQwqwxeczI4Tn5R9JcBeCPK/CG2EPv+p3lX/YVD/k4If/7O5
+DGnndBvfv57b7zEB8mjX/6PMAPeQ/2mUQf4ng8D/zUJ80nF7/yYgbP7XjM78jzJOYP6XAY7X
+vz1BitL62i8W5bhlIiWPlL5GAz/8ML7ZUKygLdZse9+IZ5uSEYv9p5ubk6i1086+VpPSaIFj
+w0Fv+7DtNVKsNxuTHwtIGWiNKNYcUU1ozR1nIbG4315XsttFSeXlyPNxcfeuiPvm7GX/0NUl
+FCjY4Bytq1pvKHV5P/OBJYj/zHwuNzUzF4WNcP3XVf+H93+SuHN15ub1qbtziS1H6FACOmQE
+8T89m7kdkY3Q+O/WfwbnEP8yCPzfMRH00kao/3ln/U8jBuT/Urj36+3PM0JYnXbsVdsp5JPX
+1ip2daFsZ9ylZdMzxb2xsX5ibFAov4E46jvSv98DBnpK8P8/y7HNUjQ2QuNf07r0H4X4l8J2
+2o+JzjFPFQokXyhiBm8DAQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAODA8xuMLrQ9AFAAAA==
+END
+	tar xzf "$BATS_TEST_TMPDIR/fx.tgz" -C "$BATS_TEST_TMPDIR"
+	D=$BATS_TEST_TMPDIR/fx
+	grep -qx 'format 3' "$D/config"
+	run -0 perc -d "$D" get a b
+	assert_output c
+	grep -qx 'format 4' "$D/config"
+	grep -qx 'observe-weak w' "$D/config"
+	run -0 perc -d "$D" status
+	assert_line "locks	1"
+	run -0 perc -d "$D" resolve-locks --all
+	assert_output --regexp '^x	y	[0-9]+	rolled-back$'
+	run -0 perc -d "$D" status
+	assert_line "locks	0"
+	run -0 perc -d "$D" log --since 0
+	assert_output --regexp '^[0-9]+	a	b	put	c
+[0-9]+			resolved	$'
 }
 
 @test "init refuses a data directory of an unknown format: exit 6" {

@@ -105,11 +105,32 @@ ldb_get_own_lock(struct ldb_store *s, struct cell_head *head,
 }
 
 /*
+ * Add to b the change of (row, col)'s entry in the lock index
+ * (codec.h's REGION_LOCKS), whose head, in head_key, held a lock
+ * (head->locked, as read in this hold of the store) and will hold one
+ * when lock is not NULL: so the index names a cell exactly when its
+ * head holds a lock, in every batch, crash or not.
+ */
+static void
+lock_index_put(struct kv_batch *b, perc_buf *head_key,
+    const struct cell_head *head, const struct lock_rec *lock)
+{
+	if ((lock != NULL) == (head->locked != 0))
+		return;         /* a lock rewritten, or still none */
+	head_key->data[0] = REGION_LOCKS;
+	if (lock != NULL)
+		kv_batch_put(b, head_key->data, head_key->len, "", 0);
+	else
+		kv_batch_delete(b, head_key->data, head_key->len);
+	head_key->data[0] = REGION_CELL;
+}
+
+/*
  * Add to b the head of (row, col) with lock (NULL: none) and head's
  * newest write; a head with neither goes.  A bulk load's step
  * (STORE_BULK in flags) starts no head where the cell had none: it
  * would add a key to each cell loaded, and the cell is read by its
- * write records as before.
+ * write records as before.  The lock index follows (lock_index_put).
  */
 int
 ldb_put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
@@ -126,6 +147,7 @@ ldb_put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
 	if ((rc = codec_key(key, REGION_CELL, row, col, KIND_LOCK,
 	    LOCK_TS)) < 0)
 		return rc;
+	lock_index_put(b, key, head, lock);
 	if (lock == NULL && head->newest_op == 0) {
 		kv_batch_delete(b, key->data, key->len);
 		return 0;

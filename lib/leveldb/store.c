@@ -221,7 +221,9 @@ ldb_wait_wake(struct store *base, int64_t deadline_ms, const sigset_t *mask)
 
 static const struct store_ops ldb_ops = {
 	.name           = "leveldb",
-	.data_format    = 2,            /* cell heads */
+	.data_format    = FORMAT_LOCK_INDEX, /* cell heads (2), and the
+	                                        lock index */
+	.upgrade        = ldb_upgrade,
 	.dispose        = ldb_free,
 	.acquire        = ldb_acquire,
 	.release        = ldb_release,

@@ -148,11 +148,15 @@ out:
 	return rc;
 }
 
-int
-ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
+/*
+ * Every lock by the walk of the cell region: a look at each key of the
+ * store.  What a directory whose lock index is not known whole does
+ * (store.h's FORMAT_LOCK_INDEX), and what builds the index.
+ */
+static int
+locks_by_cells(struct ldb_store *s, int (*fn)(void *arg, perc_bytes row,
     perc_bytes col, const struct lock_rec *lock), void *arg)
 {
-	struct ldb_store *s = (struct ldb_store *)base;
 	struct kv_iter *it;
 	const unsigned char *key;
 	const char *val;
@@ -189,6 +193,126 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 	kv_iter_free(it);
 	codec_lock_dispose(&lock);
 	codec_key_dispose(&k);
+	return rc;
+}
+
+/*
+ * Every lock by the lock index: each cell it names, its head read by a
+ * point lookup (which sees what fn resolved meanwhile: a lock gone
+ * since is passed over).  The cost follows the number of locks, and
+ * the index keys that LevelDB has not compacted away since their
+ * locks went.
+ */
+static int
+locks_by_index(struct ldb_store *s, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	perc_buf head_key = PERC_BUF_INIT;
+	struct cell_head head;
+	struct kv_iter *it;
+	const char *key;
+	struct lock_rec lock;
+	struct key k;
+	size_t klen;
+	unsigned char region = REGION_LOCKS;
+	int rc = 0;
+
+	memset(&k, 0, sizeof(k));
+	memset(&lock, 0, sizeof(lock));
+	it = ldb_iter(s);
+	for (kv_iter_seek(it, (const char *)&region, 1);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		key = kv_iter_key(it, &klen);
+		if (key[0] != REGION_LOCKS)
+			break;
+		if ((rc = buf_set(&head_key, key, klen)) < 0)
+			break;
+		head_key.data[0] = REGION_CELL;
+		if ((rc = codec_parse_key(&k, head_key.data,
+		    head_key.len)) < 0)
+			break;
+		rc = ldb_get_head(s, &head, &lock, buf_bytes(&k.row),
+		    buf_bytes(&k.col));
+		if (rc == PERC_ENOTFOUND || (rc == 0 && !head.locked)) {
+			rc = 0;
+			continue;
+		}
+		if (rc < 0 || (rc = fn(arg, buf_bytes(&k.row),
+		    buf_bytes(&k.col), &lock)) != 0)
+			break;
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	kv_iter_free(it);
+	codec_lock_dispose(&lock);
+	codec_key_dispose(&k);
+	perc_buf_dispose(&head_key);
+	return rc;
+}
+
+int
+ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	if (base->format >= FORMAT_LOCK_INDEX)
+		return locks_by_index(s, fn, arg);
+	return locks_by_cells(s, fn, arg);
+}
+
+/* A lock the build of the index met: its entry into the batch. */
+static int
+index_lock(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	perc_buf key = PERC_BUF_INIT;
+	int rc;
+
+	(void)lock;
+	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_LOCK,
+	    LOCK_TS)) == 0) {
+		key.data[0] = REGION_LOCKS;
+		kv_batch_put(arg, key.data, key.len, "", 0);
+	}
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+/*
+ * store_ops.upgrade: build the lock index of a directory of an older
+ * format, in one synced batch: every entry there is goes (a perc of
+ * that format may have let locks go without theirs, after an earlier
+ * build that a crash kept from marking the config), and one goes in
+ * for each lock the cell region holds.
+ */
+int
+ldb_upgrade(struct store *base, int from)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	struct kv_batch *b;
+	struct kv_iter *it;
+	const char *k;
+	size_t klen;
+	unsigned char region = REGION_LOCKS;
+	int rc;
+
+	if (from >= FORMAT_LOCK_INDEX)
+		return 0;
+	b = kv_batch_new();
+	it = ldb_iter(s);
+	for (kv_iter_seek(it, (const char *)&region, 1); kv_iter_valid(it);
+	    kv_iter_next(it)) {
+		k = kv_iter_key(it, &klen);
+		if (k[0] != REGION_LOCKS)
+			break;
+		kv_batch_delete(b, k, klen);
+	}
+	rc = ldb_iter_error(it);
+	kv_iter_free(it);
+	if (rc == 0 && (rc = locks_by_cells(s, index_lock, b)) == 0)
+		rc = ldb_write(s, b, 1);
+	kv_batch_free(b);
 	return rc;
 }
 
