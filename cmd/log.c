@@ -20,12 +20,9 @@ static const char usage[] =
 
 enum { OPT_SINCE = 256, OPT_PREFIX, OPT_COLUMN };
 
-/* --follow looks for new commits this often. */
-#define FOLLOW_POLL_MS     50
-/* and says so at least this often, while the resolved timestamp moves */
+/* --follow says where it is at least this often, while the resolved
+   timestamp moves */
 #define RESOLVED_EVERY_MS  1000
-/* A live lock holding the feed back this long is named on stderr. */
-#define STUCK_SAY_MS       5000
 
 static volatile sig_atomic_t stop;
 
@@ -102,6 +99,7 @@ now_ms(void)
 struct stuck {
 	perc_ts start;
 	int64_t since_ms, said_ms;
+	int64_t say_ms;         /* PERC_LOG_STUCK */
 };
 
 static void
@@ -120,8 +118,8 @@ say_stuck(struct stuck *st, perc_log *lg, perc_ts resolved)
 		st->since_ms = st->said_ms = now;
 		return;
 	}
-	if (now - st->since_ms < STUCK_SAY_MS ||
-	    now - st->said_ms < STUCK_SAY_MS)
+	if (now - st->since_ms < st->say_ms ||
+	    now - st->said_ms < st->say_ms)
 		return;
 	st->said_ms = now;
 	fputs("perc log: a live lock on row ", stderr);
@@ -134,13 +132,25 @@ say_stuck(struct stuck *st, perc_log *lg, perc_ts resolved)
 	    (now - st->since_ms) / 1000);
 }
 
+/*
+ * Rounds until a signal or a closed output, each after a commit woke
+ * the follower (perc_log_wait), or its fallback poll.  SIGINT and
+ * SIGTERM stay blocked but while it sleeps, so one that comes after
+ * the look for stopping still ends the sleep at once.
+ */
 static int
 follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 {
-	struct stuck st = { 0, 0, 0 };
+	struct stuck st = { 0, 0, 0, 0 };
 	perc_ts r, shown = *resolved;
-	int64_t shown_ms = now_ms();
+	int64_t shown_ms = now_ms(), poll_ms = perc_log_poll_ms();
+	sigset_t stop_sigs, asleep;
 	int rc = 0;
+
+	st.say_ms = perc_log_stuck_ms();
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
 
 	while (!stop && !p->closed) {
 		p->last = 0;
@@ -159,8 +169,10 @@ follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 		}
 		*resolved = r;
 		say_stuck(&st, lg, r);
+		sigprocmask(SIG_BLOCK, &stop_sigs, &asleep);
 		if (!stop)
-			usleep(FOLLOW_POLL_MS * 1000);
+			perc_log_wait(lg, poll_ms, &asleep);
+		sigprocmask(SIG_SETMASK, &asleep, NULL);
 	}
 	if (rc > 0)
 		rc = 0;

@@ -88,6 +88,8 @@ clock_env_check(void)
 		{ "PERC_GC_RETAIN", "a number of seconds" },
 		{ "PERC_LOCK_TIMEOUT", "a number of seconds" },
 		{ "PERC_LOCK_TTL", "a number of seconds" },
+		{ "PERC_LOG_POLL", "a number of seconds" },
+		{ "PERC_LOG_STUCK", "a number of seconds" },
 		{ "PERC_OBSERVER_POLL", "a number of seconds" },
 		{ "PERC_TXN_MAX_AGE", "a number of seconds" },
 	};

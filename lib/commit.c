@@ -661,7 +661,10 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	/* Whatever the outcome: a notify cell of a commit that failed
 	   late stays, and an observer finds it. */
 	if (changes_notifications(txn))
-		db_wake(txn->db);
+		db_wake(txn->db, 0);
+	/* The followers of the log: a commit that wrote something. */
+	if (rc == 0)
+		db_wake(txn->db, 1);
 	return rc;
 }
 

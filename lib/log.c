@@ -31,11 +31,16 @@
 #include "gc.h"
 #include "lock.h"
 #include "store.h"
+#include "wake.h"
 
 /* A batch holds about this many entries, read under one hold of the
    store, then given out with the store let go. */
 #define LOG_BATCH 1000
 #define HOLD_MS   (600 * 1000)
+/* A follower's fallback poll, for a wakeup lost (a writer killed
+   between its commit and its wake, a Redis failover). */
+#define POLL_MS   1000
+#define STUCK_MS  5000
 
 struct change {
 	perc_ts commit_ts;
@@ -309,4 +314,24 @@ perc_log_blocker(const perc_log *lg, perc_bytes *row, perc_bytes *col,
 	*col = buf_bytes(&lg->bcol);
 	*start_ts = lg->oldest;
 	return 1;
+}
+
+int
+perc_log_wait(perc_log *lg, int64_t timeout_ms, const void *mask)
+{
+	return db_wait_wake(lg->db, 1, clock_deadline(timeout_ms), mask);
+}
+
+int64_t
+perc_log_poll_ms(void)
+{
+	int64_t ms = clock_env_ms("PERC_LOG_POLL", POLL_MS);
+
+	return ms > 0 ? ms : 1;
+}
+
+int64_t
+perc_log_stuck_ms(void)
+{
+	return clock_env_ms("PERC_LOG_STUCK", STUCK_MS);
 }

@@ -380,7 +380,7 @@ perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
 		 * a runner of another column of it that looked then passed
 		 * it by.  Now it is free, wake them again.
 		 */
-		db_wake(db);
+		db_wake(db, 0);
 		if (got == 1)
 			failed = 1;
 		if (got >= 0)

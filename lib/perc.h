@@ -391,6 +391,19 @@ int  perc_log_round(perc_log *lg, perc_ts *resolved, perc_log_fn fn,
    its cell and start_ts (views valid until the next round), else 0. */
 int  perc_log_blocker(const perc_log *lg, perc_bytes *row, perc_bytes *col,
                       perc_ts *start_ts);
+/*
+ * Between rounds of a follower: block until a commit that wrote wakes
+ * it, a signal not in mask (a sigset_t *, ppoll(2)'s way; NULL keeps the
+ * process's mask) comes, or timeout_ms pass; 1: run a round, which the
+ * first call says at once, having armed the wakeup.  perc_log_poll_ms
+ * is the fallback timeout, PERC_LOG_POLL seconds (default 1), which
+ * finds what a lost wakeup left.
+ */
+int     perc_log_wait(perc_log *lg, int64_t timeout_ms, const void *mask);
+int64_t perc_log_poll_ms(void);
+/* How long a live lock holds a follower back before it says so on
+   stderr (and between two sayings): PERC_LOG_STUCK seconds, default 5. */
+int64_t perc_log_stuck_ms(void);
 void perc_log_free(perc_log *lg);
 
 /*

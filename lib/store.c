@@ -154,20 +154,21 @@ store_log_read(struct store *s, struct store_log *lg)
 }
 
 void
-store_wake(struct store *s)
+store_wake(struct store *s, int feed)
 {
 	if (s->ops->wake != NULL)
-		s->ops->wake(s);
+		s->ops->wake(s, feed);
 }
 
 int
-store_wait_wake(struct store *s, int64_t deadline_ms, const sigset_t *mask)
+store_wait_wake(struct store *s, int feed, int64_t deadline_ms,
+    const sigset_t *mask)
 {
 	if (s->ops->wait_wake == NULL) {
 		clock_pause_on(-1, deadline_ms, mask);  /* a poll's nap */
 		return 0;
 	}
-	return s->ops->wait_wake(s, deadline_ms, mask);
+	return s->ops->wait_wake(s, feed, deadline_ms, mask);
 }
 
 int

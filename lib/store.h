@@ -411,10 +411,14 @@ struct store_ops {
 	 * call does, so that a look after it misses no wake; 0: deadline
 	 * or signal; a failure: the caller naps instead (db_wait_wake).
 	 * Watches are the process's own, even after fork(2).  NULL: no
-	 * wakeup, the waiters poll.
+	 * wakeup, the waiters poll.  There are two wakeups, apart so
+	 * that neither wakes the other's waiters for nothing: the
+	 * notifications' (feed 0), and the change log's (feed 1), which
+	 * every commit that wrote calls for the followers of perc log; a
+	 * process waits for one of them only.
 	 */
-	void (*wake)(struct store *s);
-	int  (*wait_wake)(struct store *s, int64_t deadline_ms,
+	void (*wake)(struct store *s, int feed);
+	int  (*wait_wake)(struct store *s, int feed, int64_t deadline_ms,
 	                  const sigset_t *mask);
 	/*
 	 * An opaque mark, equal at two reads only when no notify cell
@@ -466,8 +470,8 @@ int  store_commit_at_once(struct store *s, const struct writeset *ws,
                           const unsigned *flags, perc_ts start_ts,
                           perc_ts commit_ts);
 int  store_log_read(struct store *s, struct store_log *lg);
-void store_wake(struct store *s);
-int  store_wait_wake(struct store *s, int64_t deadline_ms,
+void store_wake(struct store *s, int feed);
+int  store_wait_wake(struct store *s, int feed, int64_t deadline_ms,
                      const sigset_t *mask);
 int  store_notify_epoch(struct store *s, perc_buf *out);
 

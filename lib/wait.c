@@ -53,13 +53,13 @@
 int
 perc_notify_wait(perc_db *db, int64_t timeout_ms, const void *mask)
 {
-	return db_wait_wake(db, clock_deadline(timeout_ms), mask);
+	return db_wait_wake(db, 0, clock_deadline(timeout_ms), mask);
 }
 
 void
 perc_notify_wake(perc_db *db)
 {
-	db_wake(db);
+	db_wake(db, 0);
 }
 
 int64_t
@@ -134,7 +134,7 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 			return rc;
 	end = timeout_ms < 0 ? INT64_MAX : clock_deadline(timeout_ms);
 	/* Watch first: a wake that comes after the look is not missed. */
-	db_wait_wake(db, clock_mono_ms(), NULL);
+	db_wait_wake(db, 0, clock_mono_ms(), NULL);
 	for (;;) {
 		if ((rc = look(&c, &settled, db)) < 0)
 			return rc;
@@ -144,7 +144,7 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 		if ((now = clock_mono_ms()) >= end)
 			break;
 		until = now + (settled ? wake_poll_ms() : UNSETTLED_MS);
-		db_wait_wake(db, until < end ? until : end, NULL);
+		db_wait_wake(db, 0, until < end ? until : end, NULL);
 	}
 	if (c.n == 0)
 		return error_set(PERC_ETIMEOUT, "the notify cells kept "

@@ -27,20 +27,21 @@ wake_poll_ms(void)
 }
 
 void
-db_wake(perc_db *db)
+db_wake(perc_db *db, int feed)
 {
 	struct store *s = db->store;
 
-	store_wake(s);
+	store_wake(s, feed);
 }
 
 int
-db_wait_wake(perc_db *db, int64_t deadline_ms, const sigset_t *mask)
+db_wait_wake(perc_db *db, int feed, int64_t deadline_ms,
+    const sigset_t *mask)
 {
 	struct store *s = db->store;
 	int rc;
 
-	if ((rc = store_wait_wake(s, deadline_ms, mask)) >= 0)
+	if ((rc = store_wait_wake(s, feed, deadline_ms, mask)) >= 0)
 		return rc;
 	clock_pause_on(-1, deadline_ms, mask);  /* a failed watch: a nap */
 	return 0;

@@ -23,15 +23,17 @@ extern "C" {
  */
 int64_t wake_poll_ms(void);
 
-/* After a commit that set or cleared a notification: tell the waiters. */
-void db_wake(perc_db *db);
+/* After a commit that set or cleared a notification (feed 0), or after
+   any commit that wrote (feed 1: the change log's): tell the waiters. */
+void db_wake(perc_db *db, int feed);
 
 /*
  * Wait for a wake, a signal not in mask, or deadline_ms (the store's
  * wait_wake); where the store has no wakeup, or its watch fails, nap
  * until deadline_ms instead.  1: look again; 0: deadline or signal.
  */
-int  db_wait_wake(perc_db *db, int64_t deadline_ms, const sigset_t *mask);
+int  db_wait_wake(perc_db *db, int feed, int64_t deadline_ms,
+                  const sigset_t *mask);
 
 #ifdef __cplusplus
 }

@@ -190,6 +190,48 @@ $(perc log --since "$T0" | sed -n 5p)"
 	[[ $output =~ ^[0-9]+$'\t\t\tresolved\t'$ ]]
 }
 
+@test "log --follow: a commit wakes it, asleep in poll(2) between rounds, with a fallback poll of 600 s" {
+	PERC_LOG_POLL=600 perc log --follow > "$OUT" 2> "$OUT.err" &
+	PID=$!
+	BG_PIDS+=("$PID")
+	poll 100 grep -q resolved "$OUT"
+	# Asleep waiting for a wakeup, not napping between two looks.
+	poll 100 asleep_in_poll "$PID"
+	perc set woken c v
+	poll 100 grep -q $'\twoken\tc\tput\tv$' "$OUT"
+	poll 100 asleep_in_poll "$PID"
+	T=$(perc begin)
+	perc set -t "$T" again c w
+	perc commit -t "$T" > /dev/null
+	poll 100 grep -q $'\tagain\tc\tput\tw$' "$OUT"
+	kill -TERM "$PID"
+	rc=0
+	wait "$PID" || rc=$?
+	[ "$rc" -eq 0 ] || fail "log --follow exited $rc on SIGTERM"
+	[ ! -s "$OUT.err" ]
+}
+
+@test "log --follow: a live lock that holds the feed back for PERC_LOG_STUCK seconds is named on stderr, cell, transaction and time" {
+	T0=$(perc ts)
+	perc set a c 1
+	T=$(perc begin)
+	perc set -t "$T" stuck col 2
+	start_live_commit "$T" stuck col
+	PERC_LOG_STUCK=0.5 PERC_LOG_POLL=0.2 perc log --follow --since "$T0" \
+	    > "$OUT" 2> "$OUT.err" &
+	PID=$!
+	BG_PIDS+=("$PID")
+	poll 100 grep -q 'live lock' "$OUT.err"
+	run -0 head -n 1 "$OUT.err"
+	assert_output --regexp "^perc log: a live lock on row stuck column col of transaction $T has held the feed at [0-9]+ for [0-9]+ s; "
+	R=$(grep resolved "$OUT" | tail -n 1 | cut -f1)
+	[ "$R" -lt "$T" ]
+	grep -q $'\ta\tc\tput\t1$' "$OUT"
+	kill_live_commit
+	kill -TERM "$PID"
+	wait "$PID" || true
+}
+
 # Replay perc log's lines into data directory $1 through perc shell:
 # set and del, each word in the shell's escaped form.
 replay() {

@@ -16,9 +16,11 @@ struct dir_watch {
 	pid_t pid;              /* whose it is: a fork starts its own */
 };
 
-void dir_wake(const char *dir);
-int  dir_wait_wake(struct dir_watch *w, const char *dir, int64_t deadline_ms,
-                   const sigset_t *mask);
+/* name: the file in DIR, "wake" (notifications) or "wake.log" (the
+   change log's followers). */
+void dir_wake(const char *dir, const char *name);
+int  dir_wait_wake(struct dir_watch *w, const char *dir, const char *name,
+                   int64_t deadline_ms, const sigset_t *mask);
 void dir_watch_close(struct dir_watch *w);
 
 #endif

@@ -205,18 +205,26 @@ ldb_owner_alive(struct store *base, const struct lock_rec *lock,
 }
 
 /* The wakeup is the data directory's (lib/wake.c). */
-static void
-ldb_wake(struct store *base)
+static const char *
+wake_file(int feed)
 {
-	dir_wake(((struct ldb_store *)base)->dir);
+	return feed ? "wake.log" : "wake";
+}
+
+static void
+ldb_wake(struct store *base, int feed)
+{
+	dir_wake(((struct ldb_store *)base)->dir, wake_file(feed));
 }
 
 static int
-ldb_wait_wake(struct store *base, int64_t deadline_ms, const sigset_t *mask)
+ldb_wait_wake(struct store *base, int feed, int64_t deadline_ms,
+    const sigset_t *mask)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 
-	return dir_wait_wake(&s->watch, s->dir, deadline_ms, mask);
+	return dir_wait_wake(&s->watch, s->dir, wake_file(feed), deadline_ms,
+	    mask);
 }
 
 static const struct store_ops ldb_ops = {

@@ -202,7 +202,8 @@ int rs_weak_clear(struct store *s, perc_bytes row, perc_bytes col,
 int rs_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                     perc_bytes rec);
 /* wake.c: the wakeup, and perc wait's mark. */
-void rs_wake(struct store *s);
-int  rs_wait_wake(struct store *s, int64_t deadline_ms, const sigset_t *mask);
+void rs_wake(struct store *s, int feed);
+int  rs_wait_wake(struct store *s, int feed, int64_t deadline_ms,
+                  const sigset_t *mask);
 int  rs_notify_epoch(struct store *s, perc_buf *out);
 #endif

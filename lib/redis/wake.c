@@ -34,21 +34,22 @@
 /* A wake needs no answer in time: a lost one is found by the poll. */
 #define WAKE_MS 500
 
+/* The feed's is perc:{T:oracle}:feed, for the followers of perc log. */
 static void
-channel_key(char *out, const struct redis_store *s)
+channel_key(char *out, const struct redis_store *s, int feed)
 {
-	rs_special_key(out, s, "oracle", "wake");
+	rs_special_key(out, s, "oracle", feed ? "feed" : "wake");
 }
 
 void
-rs_wake(struct store *base)
+rs_wake(struct store *base, int feed)
 {
 	struct redis_store *s = (struct redis_store *)base;
 	char ch[RS_KEY_MAX];
 	perc_bytes argv[3];
 	redisReply *r;
 
-	channel_key(ch, s);
+	channel_key(ch, s, feed);
 	argv[0] = bytes_str("SPUBLISH");
 	argv[1] = bytes_str(ch);
 	argv[2] = bytes_str("1");
@@ -58,7 +59,8 @@ rs_wake(struct store *base)
 }
 
 int
-rs_wait_wake(struct store *base, int64_t deadline_ms, const sigset_t *mask)
+rs_wait_wake(struct store *base, int feed, int64_t deadline_ms,
+    const sigset_t *mask)
 {
 	struct redis_store *s = (struct redis_store *)base;
 	char ch[RS_KEY_MAX];
@@ -71,7 +73,7 @@ rs_wait_wake(struct store *base, int64_t deadline_ms, const sigset_t *mask)
 		s->wake_sub = NULL;
 	}
 	if (s->wake_sub == NULL) {
-		channel_key(ch, s);
+		channel_key(ch, s, feed);
 		by = clock_deadline(RC_IO_MS);
 		if (s->wake_lost)
 			rc_map_behind(s->cl);
