@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
-case ${1:-} in observer | fanin | increment | wakeup) tsv=$work/results.tsv ;; esac
+case ${1:-} in observer | fanin | increment | wakeup | log) tsv=$work/results.tsv ;; esac
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
 # BENCH_REDIS_SCALE: the same for the Redis part alone (default
 # BENCH_SCALE): BENCH_SCALE=0.02 BENCH_REDIS_SCALE=1 measures the Redis
@@ -321,6 +321,180 @@ increment_part() {
 	report "batch reindex of $big docs, s" "$br" s "$sr" "grows"
 }
 
+# Issue 31: perc log, the change feed.  (a) the commit cost of what it
+# keeps (the change log, the lock index) against the perc of
+# BENCH_OLD=DIR (a directory holding an older perc binary, e.g. built
+# from the commit before the feed; skipped without it): 1-cell and
+# 10-cell transactions through perc shell, and a load of 1M cells;
+# (b) log --since of the last 1,000 transactions on stores of 10k, 100k
+# and 1M cells against scan --prefix of 1,000 cells; (c) the latency
+# from a commit (its answer in a perc shell) to its line in a --follow,
+# idle store; (d) the transactions per second a --follow keeps up with
+# while 4 perc shell writers commit, and its lag at the end.
+log_gen() {             # COUNT: cells in scan's form, rows in order
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "row%09d\tcol\tvalue %d, a value of some forty bytes\n", i, i }'
+}
+log_shell_txns() {      # PERC DIR COUNT CELLS: seconds
+	local p=$1 d=$2 c=$3 k=$4 i j a h t0 t1
+	rm -rf "$d"
+	"$p" init "$d" > /dev/null
+	coproc LSH { "$p" -d "$d" shell; }
+	t0=$EPOCHREALTIME
+	for ((i = 0; i < c; i++)); do
+		echo begin >&"${LSH[1]}"; read -r a h <&"${LSH[0]}"
+		for ((j = 0; j < k; j++)); do
+			echo "set -t $h r$j c value-$i" >&"${LSH[1]}"
+			read -r a <&"${LSH[0]}"
+		done
+		echo "commit -t $h" >&"${LSH[1]}"; read -r a _ <&"${LSH[0]}"
+		[ "$a" = ok ] || { echo "(shell: $a)" >&2; break; }
+	done
+	t1=$EPOCHREALTIME
+	exec {LSH[1]}>&-
+	wait "$LSH_PID"
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+log_load() {            # PERC DIR TSV ARGS...: seconds
+	local p=$1 d=$2 f=$3 s
+	shift 3
+	rm -rf "$d"
+	"$p" init "$d" > /dev/null
+	s=$EPOCHREALTIME
+	"$p" -d "$d" load "$@" < "$f" > /dev/null
+	awk -v a="$s" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'
+}
+log_cost_part() {
+	local old=${BENCH_OLD:-} new o c k cells
+	if [ -z "$old" ] || [ ! -x "$old/perc" ]; then
+		echo "(BENCH_OLD=DIR names no directory with an older perc:" \
+		    "the commit cost against it is skipped)"
+		return
+	fi
+	c=$(n 2000)
+	for k in 1 10; do
+		new=$(log_shell_txns perc "$work/lc-new" "$c" "$k")
+		o=$(log_shell_txns "$old/perc" "$work/lc-old" "$c" "$k")
+		report "log: $k-cell shell txns, s, new/old" "$new" s "$o" "<= 1.1"
+	done
+	cells=$(n 1000000)
+	log_gen "$cells" > "$work/lc.tsv"
+	for k in "--batch 100000" ""; do
+		# shellcheck disable=SC2086 # the options are words
+		new=$(log_load perc "$work/lc-new" "$work/lc.tsv" $k)
+		# shellcheck disable=SC2086
+		o=$(log_load "$old/perc" "$work/lc-old" "$work/lc.tsv" $k)
+		report "log: load ${k:-in one txn} of $cells cells, new/old" \
+		    "$new" s "$o" "<= 1.1"
+	done
+	rm -rf "$work/lc-new" "$work/lc-old" "$work/lc.tsv"
+}
+log_since_part() {
+	local size cells d t0 lt st base=''
+	for size in 10000 100000 1000000; do
+		cells=$(n "$size")
+		d=$work/ls-$size
+		log_gen "$cells" > "$work/ls.tsv"
+		fresh "$d" > /dev/null
+		perc -d "$d" load --batch 100000 < "$work/ls.tsv" > /dev/null
+		t0=$(perc -d "$d" ts)
+		awk -v n="$(n 1000)" 'BEGIN { for (i = 0; i < n; i++)
+		    printf "set row%09d col changed-%d\n", i * 7, i }' |
+		    perc -d "$d" shell > /dev/null
+		lt=$(seconds perc -d "$d" log --since "$t0")
+		st=$(seconds perc -d "$d" scan --prefix row000000)
+		report "log --since, last $(n 1000) txns, $cells cells, s" \
+		    "$lt" s "$st" "<= 2 (vs scan --prefix)"
+		[ -n "$base" ] || base=$lt
+		report "log --since on $cells cells vs on $(n 10000)" "$lt" s \
+		    "$base" "flat"
+		rm -rf "$d" "$work/ls.tsv"
+	done
+}
+# A follower's lines, each after the wall time it was read at.
+log_stamp() {
+	while IFS= read -r l; do printf '%s\t%s\n' "$EPOCHREALTIME" "$l"; done
+}
+log_latency() {         # DIR: "median p99" ms
+	local d=$1 i a w pid
+	fresh "$d" > /dev/null
+	perc -d "$d" log --follow | log_stamp > "$d.lines" &
+	pid=$!
+	coproc LSH { perc -d "$d" shell; }
+	for ((i = 0; i < WAKE_WRITES; i++)); do
+		sleep "$WAKE_IDLE"
+		echo "set w$i c v" >&"${LSH[1]}"; read -r a <&"${LSH[0]}"
+		echo "w$i $EPOCHREALTIME"
+	done > "$d.writes"
+	exec {LSH[1]}>&-
+	wait "$LSH_PID"
+	for ((w = 0; w < 100; w++)); do
+		grep -q $'\tw'"$((WAKE_WRITES - 1))"$'\tc\t' "$d.lines" && break
+		sleep 0.1
+	done
+	pkill -P "$pid" > /dev/null 2>&1 || true
+	kill "$pid" 2> /dev/null || true
+	wait "$pid" 2> /dev/null || true
+	awk -F '\t' 'NR == FNR { split($0, f, " "); w[f[1]] = f[2]; next }
+	    $5 == "put" && ($3 in w) && !($3 in seen) { seen[$3] = 1
+	        printf "%.3f\n", ($1 - w[$3]) * 1000 }' \
+	    "$d.writes" "$d.lines" | sort -n | awk '{ v[NR] = $1 }
+	    END { p = int(NR * 0.99 + 0.999); if (p > NR) p = NR
+	        printf "%.1f %.1f\n", v[int((NR + 1) / 2)], v[p] }'
+}
+log_latency_part() {    # TAG: "" for LevelDB, "redis " with STORE_URL
+	local tag=$1 med p99
+	read -r med p99 < <(log_latency "$work/${tag% }ll")
+	report "${tag}log: commit to --follow line, idle, median" "$med" ms \
+	    "$med" "< 20 (LevelDB)"
+	report "${tag}log: commit to --follow line, idle, p99" "$p99" ms \
+	    "$p99" "-"
+}
+log_writer() {          # DIR COUNT ID: COUNT 1-cell transactions
+	local i a
+	for ((i = 0; i < $2; i++)); do
+		echo "set w$3-$i c v"
+	done | perc -d "$1" shell | { grep -c '^ok' || true; }
+}
+log_throughput_part() {
+	local d=$work/lt c w pid s e done_at total lines writers=()
+	c=$(n 2000)
+	fresh "$d" > /dev/null
+	perc -d "$d" log --follow | log_stamp > "$d.lines" &
+	pid=$!
+	s=$EPOCHREALTIME
+	for w in 1 2 3 4; do
+		log_writer "$d" "$c" "$w" > "$d.w$w" &
+		writers+=("$!")
+	done
+	wait "${writers[@]}"
+	e=$EPOCHREALTIME
+	total=$(cat "$d".w? | awk '{ t += $1 } END { print t }')
+	for ((w = 0; w < 600; w++)); do
+		lines=$(awk -F '\t' '$5 == "put"' "$d.lines" | wc -l)
+		[ "$lines" -lt "$total" ] || break
+		sleep 0.1
+	done
+	done_at=$EPOCHREALTIME
+	pkill -P "$pid" > /dev/null 2>&1 || true
+	kill "$pid" 2> /dev/null || true
+	wait "$pid" 2> /dev/null || true
+	w=$(awk -v n="$total" -v s="$s" -v e="$e" 'BEGIN { printf "%.0f", n / (e - s) }')
+	report "log: 4 shell writers, txns/s" "$w" /s "$w" "-"
+	report "log: --follow beside them, txns/s, vs writers" \
+	    "$(awk -v n="$lines" -v s="$s" -v e="$done_at" 'BEGIN { printf "%.0f", n / (e - s) }')" \
+	    /s "$w" ">= 0.9"
+	lines=$(awk -v a="$e" -v b="$done_at" 'BEGIN { printf "%.2f", b - a }')
+	report "log: --follow's lag at the writers' end, s" "$lines" s \
+	    "$lines" "-"
+}
+log_part() {
+	log_cost_part
+	log_since_part
+	log_latency_part ''
+	log_throughput_part
+}
+
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
 # tests/bench/run.sh observer: that part alone, results.tsv untouched.
@@ -343,6 +517,22 @@ if [ "${1:-}" = increment ]; then
 	echo "== incremental indexing: $(n 100) documents more on $(n 1000)" \
 	    "and on $(($(n 1000) * 10)), against batch recomputations"
 	increment_part
+	exit 0
+fi
+# tests/bench/run.sh log: the change feed's part alone (BENCH_OLD=DIR:
+# an older perc in DIR for the commit cost), the latency on both stores.
+if [ "${1:-}" = log ]; then
+	echo "== perc log, the change feed"
+	log_part
+	if command -v redis-server > /dev/null; then
+		cluster="$work/cluster"
+		if STORE_URL=$("$top/tests/cluster" start "$cluster" \
+		    2> "$work/cluster.err"); then
+			log_latency_part 'redis '
+		else
+			echo "(the loopback cluster did not start)"
+		fi
+	fi
 	exit 0
 fi
 # tests/bench/run.sh wakeup: that part alone, on both stores.
@@ -739,6 +929,9 @@ echo "== incremental indexing: $(n 100) documents more on $(n 1000)" \
     "and on $(($(n 1000) * 10)), against batch recomputations"
 increment_part
 
+echo "== perc log, the change feed"
+log_part
+
 # One cell updated many times (by perc load --batch 1: a transaction a
 # line; no sync, the figure is of space), then perc gc --retain 0: its
 # raw cells and the store's bytes on disk before and after.
@@ -880,6 +1073,7 @@ redis_part() {
 	STORE_URL=$url dead_locks_part 'redis '
 	STORE_URL=$url fanin_part 'redis '
 	STORE_URL=$url wakeup_part 'redis '
+	STORE_URL=$url log_latency_part 'redis '
 	# perc(1) against sqlite3 and LevelDB.  On the 10 accounts of the
 	# rows above, 4 workers' transfers mostly overlap.  LevelDB's
 	# shells take turns with the store and sqlite3's BEGIN IMMEDIATE
