@@ -421,7 +421,7 @@ damaged_oracle() {
 	perc set r c v
 	cfg=$PERC_DIR/config
 	cp "$cfg" "$BATS_TEST_TMPDIR/config.good"
-	for f in 99 4 0; do
+	for f in 99 5 0; do
 		sed "s/^format .*/format $f/" "$BATS_TEST_TMPDIR/config.good" > "$cfg"
 		grep -qx "format $f" "$cfg"
 		for args in "get r c" "ts" "set r c w"; do
