@@ -221,7 +221,7 @@ check-asan:
 	$(MAKE) -C build-asan check CC=clang CXX=clang++ \
 	    CHECK_BATS='$(ASAN_LEVELDB_BATS)' REDIS_BATS='$(ASAN_REDIS_BATS)' \
 	    STATIC_LIBS='-lleveldb -lhiredis -lpthread' \
-	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
+	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr,function -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
 	rc=$$?; \
 	reports=$$(find build-asan/san -type f -exec grep -l -v -x -E \
 	    '==[0-9]+==Unable to get registers from thread [0-9]+\.' {} + | \
