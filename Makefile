@@ -28,13 +28,14 @@ PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 COMMANDS = abort begin commit del gc get help init load log notify resolve-locks \
 	run-observer scan scan-notify set shell show status ts wait
 # The core in lib/, each store in a folder of its own (README, Layout).
-LIBOBJ = lib/autocommit.o lib/batch.o lib/buf.o lib/cell.o lib/clock.o \
-	lib/codec.o lib/collect.o lib/commit.o lib/coprocess.o lib/db.o \
-	lib/disk.o lib/error.o lib/escape.o lib/failpoint.o lib/gc.o \
-	lib/inspect.o lib/journal.o lib/load.o lib/lock.o lib/log.o \
-	lib/notify.o lib/observe.o lib/owner.o lib/request.o lib/scan.o \
-	lib/serve.o lib/status.o lib/store.o lib/txn.o lib/wait.o lib/wake.o \
-	lib/weak.o lib/weak_run.o lib/writeset.o \
+LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
+	lib/cell.o lib/clock.o lib/codec.o lib/collect.o lib/commit.o \
+	lib/coprocess.o lib/config.o lib/db.o lib/disk.o lib/error.o \
+	lib/escape.o lib/failpoint.o lib/gc.o lib/init.o lib/inspect.o \
+	lib/journal.o lib/load.o lib/lock.o lib/log.o lib/notify.o \
+	lib/observe.o lib/owner.o lib/request.o lib/scan.o lib/serve.o \
+	lib/status.o lib/store.o lib/txn.o lib/wait.o lib/wake.o lib/weak.o \
+	lib/weak_run.o lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ)
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \

@@ -5,18 +5,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "owner.h"
 #include "perc.h"
 #include "store.h"
-
-/* The observed columns of DIR/config, each list in the order named:
-   by init --observe (strong) and by init --observe-weak (weak). */
-struct observed {
-	perc_buf *strong;
-	size_t    nstrong;
-	perc_buf *weak;
-	size_t    nweak;
-};
 
 struct perc_db {
 	char        *dir;

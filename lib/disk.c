@@ -22,6 +22,12 @@
 #include "disk.h"
 #include "error.h"
 
+void
+disk_path(char *out, size_t size, const char *dir, const char *name)
+{
+	snprintf(out, size, "%s/%s", dir, name);
+}
+
 int
 disk_sync_dir(const char *dir)
 {

@@ -1,10 +1,15 @@
-/* lib/disk.h - syncing directories, and a full disk's message */
+/* lib/disk.h - paths in a directory, syncing one, a full disk's message */
 #ifndef DISK_H
 #define DISK_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The path dir/name into out of size. */
+void disk_path(char *out, size_t size, const char *dir, const char *name);
 
 /* fsync(2) the directory dir: 0, or -1 with errno set. */
 int disk_sync_dir(const char *dir);

@@ -8,7 +8,7 @@
  * token, which is a slow but live committer, then carries on.
  * PERC_FAILPOINT=NAME:power-cut, for tests, first puts the store back
  * to what a power cut at NAME would leave (leveldb/durable_env.cc), then
- * exits; the store, told at open (db.c), kept what a cut would lose.
+ * exits; the store, told at open (backend.c), kept what a cut would lose.
  */
 #include <signal.h>
 #include <stdlib.h>

@@ -131,7 +131,7 @@ typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
                             int kind, perc_ts ts, perc_bytes value);
 
 /*
- * The config format (lib/db.c) from which a LevelDB store keeps its
+ * The config format (lib/config.c) from which a LevelDB store keeps its
  * lock index (codec.h's REGION_LOCKS): a perc of an older format would
  * write locks without it, so it must refuse the directory, and the
  * index of a directory of an older format is built before the config
@@ -143,9 +143,9 @@ typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
 struct store;
 
 struct store_ops {
-	const char *name;       /* "leveldb" or "redis": db.c's table,
+	const char *name;       /* "leveldb" or "redis": backend.c's table,
 	                           and what status shows for LevelDB */
-	/* The oldest config format (lib/db.c) that tells this store's
+	/* The oldest config format (lib/config.c) that tells this store's
 	   data apart: an older config is marked up before a write. */
 	int         data_format;
 	/* Bring the store's data up to data_format from a directory of
@@ -479,7 +479,7 @@ int  store_notify_epoch(struct store *s, perc_buf *out);
 struct store {
 	const struct store_ops *ops;
 	int format;             /* the data directory's config format
-	                           (lib/db.c), as of the last acquire */
+	                           (lib/config.c), as of the last acquire */
 	int read_only;          /* errno that forbids writes, or 0 */
 	int failed;             /* a write failed: release before going on */
 	int bulk;               /* the next holder will write a lot: a
@@ -513,7 +513,7 @@ struct store_env {
  * The two stores.  create makes an empty one for a new data directory
  * (env->dir), open returns one not yet acquired; url is the config's
  * store URL (NULL for LevelDB, which keeps its cells in the directory).
- * lib/db.c picks them by the URL's scheme.
+ * lib/backend.c picks them by the URL's scheme.
  */
 int  store_leveldb_create(const char *url, const struct store_env *env);
 int  store_leveldb_open(struct store **out, const char *url,

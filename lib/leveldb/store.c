@@ -96,7 +96,7 @@ store_leveldb_create(const char *url, const struct store_env *env)
 		goto done;
 	/*
 	 * Empty, only flocked: not synced itself; its directory entry is,
-	 * by init's sync of the new directory (db.c), before init returns.
+	 * by init's sync of the new directory (init.c), before init returns.
 	 */
 	if ((fd = open(s.lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		rc = error_set(PERC_EIO, "cannot create '%s': %s", s.lockpath,

@@ -48,7 +48,7 @@ table_url(char *out, size_t size, const char *url)
 	    (unsigned)time(NULL) % 100000, seq++);
 }
 
-/* What db.c hands a store of data directory dir (store.h). */
+/* What backend.c hands a store of data directory dir (store.h). */
 static const struct store_env *
 env_of(const char *dir, int64_t timeout_ms)
 {
