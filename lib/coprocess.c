@@ -450,8 +450,14 @@ ended(struct coprocess *pool, size_t k, int status, int *out)
 
 /*
  * A COMMAND that has not written its next request within IDLE_MS is
- * busy with work of its own: the store is let go meanwhile, for other
- * processes, as an idle perc shell lets it go.
+ * busy with work of its own.  The store stays this runner's meanwhile,
+ * and goes at once to any process that waits for it (the COMMAND may
+ * run perc itself), looked for every IDLE_MS.  Letting it go whenever
+ * a COMMAND thinks for a moment would close and open LevelDB between
+ * two requests of a run, losing its caches, and make each close's few
+ * writes a table of their own: LevelDB merges each few of those into
+ * the whole of the level below, so an observer's run would cost more
+ * the larger the store, where it should cost what its change does.
  */
 #define IDLE_MS 2
 
@@ -494,7 +500,7 @@ wait_any(int *status, void *arg)
 		if (!idle && left > IDLE_MS)
 			left = IDLE_MS;
 		if ((rc = poll(pfd, m, left > INT_MAX ? INT_MAX : (int)left))
-		    == 0 && !idle) {
+		    == 0 && !idle && store_waited_for(pool->db->store)) {
 			perc_db_release(pool->db);
 			idle = 1;
 		}
@@ -564,6 +570,12 @@ coprocess_init(struct coprocess *pool, perc_observer *obs, perc_db *db,
 
 	memset(pool, 0, sizeof(*pool));
 	pool->db = db;
+	/*
+	 * Holding the store through its runs (wait_any), a runner writes
+	 * as a bulk writer does: its memtables become tables of MBs at
+	 * its release, not one every 64 KB.
+	 */
+	db->store->bulk = 1;
 	pool->argv = argv;
 	if (n < 1 || n > COPROCESS_MAX || (pool->child = calloc(n,
 	    sizeof(*pool->child))) == NULL)

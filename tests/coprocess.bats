@@ -182,6 +182,30 @@ starts() {
 	[[ ${stderr_lines[0]} == "perc: observer on 'a' 'doc' committed at "* ]]
 }
 
+@test "LevelDB: the runner keeps the store while COMMAND works, and hands it to a process that waits" {
+	perc_leveldb_only
+	perc set a doc v
+	perc set b doc w
+	# Between two requests COMMAND works for a while (the sleep, far
+	# longer than the 2 ms after which the runner once let the store
+	# go): the store stays the runner's, flock -n cannot take it; then
+	# a perc of COMMAND's own waits for it and is let in at once.
+	observer obs '
+	  ask get -t "$txn" "$row" doc
+	  sleep 0.2
+	  if flock -n "$PERC_DIR/store.lock" true; then s=free; else s=held; fi
+	  echo "$s $(timeout 10 perc get "$row" doc)" >> "$T_DIR/seen"
+	  ask set -t "$txn" "$row" out "${answer#ok }"
+	  ask done 0'
+	run -0 --separate-stderr timeout 60 perc run-observer --once \
+	    --quiet --coprocess doc -- "$T_DIR/obs"
+	run -0 sort "$T_DIR/seen"
+	assert_output $'held v\nheld w'
+	run -0 perc scan --column out
+	assert_output $'a\tout\tv\nb\tout\tw'
+	no_lock_left
+}
+
 @test "a refused request gets perc shell's err answer and the cell goes on" {
 	perc set r doc v
 	observer obs '
