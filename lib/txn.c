@@ -161,7 +161,7 @@ txn_writes(perc_txn *txn)
  * Read (row, col) at snapshot ts on the store, waiting for live locks
  * below ts and cleaning up dead ones, until PERC_LOCK_TIMEOUT.
  */
-int
+static int
 db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row, perc_bytes col,
     perc_ts ts)
 {

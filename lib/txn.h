@@ -18,6 +18,4 @@ int txn_writes(struct perc_txn *txn);
 /* Remove the journals of crashed commits that are decided (the caller
    holds the store). */
 int txn_remove_finished(perc_db *db);
-int db_snapshot_read(perc_buf *out, perc_db *db, perc_bytes row,
-                     perc_bytes col, perc_ts ts);
 #endif

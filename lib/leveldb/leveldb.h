@@ -67,9 +67,6 @@ void ldb_close(struct ldb_store *s);
 void ldb_let_go(struct ldb_store *s);
 int  ldb_others_want_store(int fd);
 
-/* store.c: the verbs' table, and the release that settles first. */
-void ldb_release(struct store *base);
-
 /* clean.c: DIR/store.clean. */
 int  ldb_log_identity(const struct ldb_store *s, char *out, size_t size,
                       off_t *manifest_bytes);

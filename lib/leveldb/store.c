@@ -61,6 +61,8 @@ ldb_init(struct ldb_store *s, const struct store_env *env)
 	return 0;
 }
 
+static void ldb_release(struct store *base);
+
 static void
 ldb_dispose(struct ldb_store *s)
 {
@@ -144,7 +146,7 @@ ldb_waited_for(struct store *base)
 }
 
 /* Pay what the writes owe (settle.c), and let the next process in. */
-void
+static void
 ldb_release(struct store *base)
 {
 	struct ldb_store *s = (struct ldb_store *)base;

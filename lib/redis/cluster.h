@@ -137,7 +137,8 @@ int  rc_command(redisReply **out, int *replicas, rc_cluster *cl,
  * EVALSHA sha nkeys keys... args... routed by slotkey (which should
  * hash like the keys); on -NOSCRIPT it loads the script on that node
  * (SCRIPT LOAD) and tries once more.  replicas as for rc_command.
- * rc_script_sha is the 40 hex digits of the script's SHA1.
+ * rc_script_sha is the 40 hex digits of the script's SHA1 (for tests:
+ * perc itself never needs it).
  */
 int  rc_script_register(rc_cluster *cl, const char *body, size_t len);
 const char *rc_script_sha(rc_cluster *cl, int script);
@@ -176,6 +177,7 @@ int    rc_pipeline_evalsha(rc_pipeline *p, perc_bytes slotkey,
                            size_t nkeys, const perc_bytes *keys,
                            size_t nargs, const perc_bytes *args);
 int    rc_pipeline_exec(rc_pipeline *p, int64_t deadline_ms);
+/* For tests: the number of commands queued. */
 size_t rc_pipeline_len(const rc_pipeline *p);
 redisReply *rc_pipeline_reply(const rc_pipeline *p, size_t i);
 int    rc_pipeline_replicas(const rc_pipeline *p, size_t i);
@@ -193,7 +195,8 @@ void   rc_pipeline_free(rc_pipeline *p);
  * -LOADING until deadline_ms; -MOVED and -ASK come back as replies.
  * It gives up early, with PERC_ETIMEOUT, when the map no longer lists
  * the node (its master failed over): list the masters again then.
- * rc_node_evalsha is rc_evalsha sent to a node.
+ * rc_node_evalsha is rc_evalsha sent to a node.  rc_node_is_master and
+ * rc_node_evalsha exist for tests (perc itself uses neither).
  */
 int  rc_masters(int **out, size_t *n, rc_cluster *cl, int64_t deadline_ms);
 const char *rc_node_name(const rc_cluster *cl, int node); /* "host:port" */

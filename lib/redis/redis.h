@@ -78,10 +78,6 @@ void     rs_bucket_key(char *out, const struct redis_store *s,
  */
 #define LEASE_SLACK_MS 10000
 
-/* The name of the lease of transaction start_ts, whose primary is in
-   primary_row. */
-void     rs_lease_key(char *out, const struct redis_store *s,
-                      perc_bytes primary_row, perc_ts start_ts);
 unsigned rs_bucket(perc_bytes row);
 int64_t  rs_deadline(const struct redis_store *s);
 /* The name of one of the table's keys that are not a row's. */

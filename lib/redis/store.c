@@ -54,7 +54,9 @@ rs_special_key(char *out, const struct redis_store *s, const char *tag,
 	snprintf(out, RS_KEY_MAX, "perc:{%s:%s}:%s", s->table, tag, name);
 }
 
-void
+/* The name of the lease of transaction start_ts, whose primary is in
+   primary_row. */
+static void
 rs_lease_key(char *out, const struct redis_store *s, perc_bytes primary_row,
     perc_ts start_ts)
 {
