@@ -15,11 +15,12 @@
 #define REGION_CELL   'c'
 #define REGION_NOTIFY 'n'
 /*
- * The change log (perc log): one key per committed put or delete,
- * REGION_LOG, commit_ts (8 bytes, big-endian), then the cell's prefix
- * (codec_cell_prefix, REGION_CELL), so that keys sort by commit_ts,
- * then row, then column; its value (codec_log_value) says the op and
- * the start_ts, where the data of a put is.
+ * The change log (perc log): one key per batch that commits puts or
+ * deletes of a transaction, REGION_LOG, commit_ts (8 bytes, big-endian),
+ * then the prefix (codec_cell_prefix, REGION_CELL) of the first cell
+ * the batch commits, so that keys sort by commit_ts; its value says
+ * the start_ts, where the data of a put is, and each cell's op, and
+ * the further cells (lib/leveldb/log.c).
  */
 #define REGION_LOG    'L'
 /*

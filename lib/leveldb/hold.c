@@ -164,6 +164,7 @@ ldb_let_go(struct ldb_store *s)
 		s->group = NULL;
 		s->grouped = 0;
 	}
+	ldb_log_dispose(&s->group_log);
 	if (s->db != NULL) {
 		ldb_close(s);
 		if (!s->base.failed && !s->base.read_only &&

@@ -114,9 +114,12 @@ range_del(void *arg, const char *k, size_t klen)
 int
 ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync)
 {
-	size_t size = kv_batch_size(batch);
 	char *err = NULL;
+	size_t size;
 
+	if (batch == s->group)
+		ldb_log_flush(&s->group_log, s->group);
+	size = kv_batch_size(batch);
 	s->cut_next = s->written >= s->cut_at;
 	s->reader_old = 1;
 	kv_batch_each(batch, s, range_put, range_del);
@@ -135,9 +138,17 @@ ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync)
 	return 0;
 }
 
+/*
+ * ldb_write, of a batch that commits cell c (when not NULL): the change
+ * log's entry of c goes in with it, alone, or in a group with the
+ * others of the group's entry, added once the batch is sure to go in
+ * with the group.
+ */
 int
-ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
+ldb_write_logged(struct ldb_store *s, struct kv_batch *batch, int sync,
+    const struct ldb_log_cell *c)
 {
+	struct ldb_log_entry alone;
 	int rc;
 
 	if (s->base.read_only == ENOSPC)
@@ -151,6 +162,9 @@ ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
 		return error_set(PERC_EIO, "cannot write the store: an "
 		    "earlier write failed; retry: nothing committed was lost");
 	if (s->group != NULL && !sync) {
+		if (c != NULL &&
+		    (rc = ldb_log_add(&s->group_log, s->group, c)) < 0)
+			return rc;
 		kv_batch_append(s->group, batch);
 		s->grouped++;
 		return 0;
@@ -158,7 +172,21 @@ ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
 	if (s->group != NULL && s->grouped > 0 &&
 	    (rc = ldb_write_now(s, s->group, 0)) < 0)
 		return rc;
+	if (c != NULL) {
+		memset(&alone, 0, sizeof(alone));
+		if ((rc = ldb_log_add(&alone, batch, c)) == 0)
+			ldb_log_flush(&alone, batch);
+		ldb_log_dispose(&alone);
+		if (rc < 0)
+			return rc;
+	}
 	return ldb_write_now(s, batch, sync);
+}
+
+int
+ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
+{
+	return ldb_write_logged(s, batch, sync, NULL);
 }
 
 /*

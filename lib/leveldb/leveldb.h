@@ -11,6 +11,23 @@
 #include "store.h"
 #include "dirwake.h"
 
+/*
+ * The change log (log.c): a batch that commits cells of a transaction
+ * carries one entry for them.  Each cell is added as its write record
+ * goes into the batch (ldb_log_add), and the entry goes in last
+ * (ldb_log_flush); in a group, when the group is written (io.c).
+ */
+struct ldb_log_cell {
+	perc_bytes row, col;
+	int        op;
+	perc_ts    start_ts, commit_ts;
+};
+struct ldb_log_entry {
+	perc_ts    start_ts, commit_ts;
+	size_t     cells;           /* 0: empty */
+	perc_buf   key, value;      /* as stored */
+};
+
 struct ldb_store {
 	struct store            base;     /* first: the seam's view */
 	char                   *path;     /* DIR/store */
@@ -42,6 +59,8 @@ struct ldb_store {
 	int64_t                 pause_until; /* and the pause's deadline */
 	int64_t                 full_at_ms; /* when an open found the disk full */
 	struct kv_batch        *group;    /* ldb_group's gathered writes */
+	struct ldb_log_entry    group_log; /* and the change log's entry of
+	                                      the cells they commit */
 	struct dir_watch        watch;    /* wait_wake's (dirwake.c) */
 	size_t                  grouped;  /* batches gathered in it */
 	perc_ts                 safe_point; /* gc's, as of the acquire */
@@ -81,6 +100,8 @@ void ldb_pause(struct store *base, int64_t deadline_ms);
 int  ldb_fail(const struct ldb_store *s, char *err, const char *doing);
 int  ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key);
 int  ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync);
+int  ldb_write_logged(struct ldb_store *s, struct kv_batch *batch, int sync,
+                      const struct ldb_log_cell *c);
 int  ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync);
 int  ldb_group(struct store *base, int on);
 struct kv_iter *ldb_iter(struct ldb_store *s);
@@ -183,8 +204,10 @@ int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                       perc_bytes rec);
 
 /* log.c: the change log (perc log). */
-int  ldb_log_put(struct kv_batch *b, perc_bytes row, perc_bytes col, int op,
-                 perc_ts start_ts, perc_ts commit_ts);
+int  ldb_log_add(struct ldb_log_entry *e, struct kv_batch *b,
+                 const struct ldb_log_cell *c);
+void ldb_log_flush(struct ldb_log_entry *e, struct kv_batch *b);
+void ldb_log_dispose(struct ldb_log_entry *e);
 int  ldb_log_read(struct store *s, struct store_log *lg);
 int  ldb_log_trim(struct ldb_store *s, struct kv_batch *b, perc_ts sp);
 

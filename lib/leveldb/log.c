@@ -1,10 +1,17 @@
 /*
  * lib/leveldb/log.c - the change log of the LevelDB store (perc log):
- * a key in REGION_LOG per committed put or delete (codec_log_key),
- * added to the batch that writes the cell's write record, so that it
- * is there exactly when the write is; read in commit order, and
- * dropped below gc's safe point.
+ * a key in REGION_LOG per batch that commits puts or deletes of a
+ * transaction (codec_log_key of the batch's first such cell), added to
+ * that batch, so that each cell is in the log exactly when its write
+ * record is; read in commit order, and dropped below gc's safe point.
+ *
+ * An entry's value is the op of the key's cell and the transaction's
+ * start_ts (8 bytes), then for each further cell of the batch its op,
+ * its row and its column, each after its length (4 bytes).  An entry
+ * of one cell is the 9 bytes that a per-cell entry of an earlier perc
+ * holds, so a directory of either kind reads the same.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -12,53 +19,239 @@
 #include "error.h"
 #include "leveldb.h"
 
-/* The value of a change log key: the op, then start_ts. */
-#define LOG_VALUE_LEN 9
+/* The head of an entry's value: the first cell's op, then start_ts. */
+#define LOG_HEAD_LEN 9
+/* A further cell, before its row and column: op, two lengths. */
+#define LOG_CELL_LEN 9
 
-/* Add to b the change log's entry of a write of op on (row, col). */
-int
-ldb_log_put(struct kv_batch *b, perc_bytes row, perc_bytes col, int op,
-    perc_ts start_ts, perc_ts commit_ts)
+static int
+log_changes(int op)
 {
-	perc_buf key = PERC_BUF_INIT;
-	unsigned char v[LOG_VALUE_LEN];
+	return op == OP_PUT || op == OP_DELETE;
+}
+
+void
+ldb_log_flush(struct ldb_log_entry *e, struct kv_batch *b)
+{
+	if (e->cells > 0)
+		kv_batch_put(b, e->key.data, e->key.len, e->value.data,
+		    e->value.len);
+	e->cells = 0;
+	buf_reset(&e->key);
+	buf_reset(&e->value);
+}
+
+void
+ldb_log_dispose(struct ldb_log_entry *e)
+{
+	perc_buf_dispose(&e->key);
+	perc_buf_dispose(&e->value);
+	e->cells = 0;
+}
+
+/* The first cell: the entry's key, and the value's head. */
+static int
+log_start(struct ldb_log_entry *e, const struct ldb_log_cell *c)
+{
+	unsigned char head[LOG_HEAD_LEN];
 	int rc;
 
-	if (op != OP_PUT && op != OP_DELETE)
-		return 0;       /* lock-only writes and acks change nothing */
-	v[0] = (unsigned char)op;
-	codec_put_u64(v + 1, start_ts);
-	if ((rc = codec_log_key(&key, commit_ts, row, col)) == 0)
-		kv_batch_put(b, key.data, key.len, (const char *)v, sizeof(v));
-	perc_buf_dispose(&key);
-	return rc;
+	head[0] = (unsigned char)c->op;
+	codec_put_u64(head + 1, c->start_ts);
+	if ((rc = buf_grow(&e->value, sizeof(head))) < 0 ||
+	    (rc = codec_log_key(&e->key, c->commit_ts, c->row, c->col)) < 0) {
+		buf_reset(&e->key);
+		return rc;
+	}
+	(void)buf_add(&e->value, head, sizeof(head));    /* room made */
+	e->start_ts = c->start_ts;
+	e->commit_ts = c->commit_ts;
+	e->cells = 1;
+	return 0;
 }
 
+/* A further cell, all or nothing. */
 static int
-log_wanted(const struct store_log *lg, const struct key *k)
+log_append(struct ldb_log_entry *e, const struct ldb_log_cell *c)
 {
-	if (k->row.len < lg->prefix.len || (lg->prefix.len > 0 &&
-	    memcmp(k->row.data, lg->prefix.data, lg->prefix.len) != 0))
+	unsigned char head[LOG_CELL_LEN];
+	int rc;
+
+	/* A length fits in 4 bytes: the journal took no longer one. */
+	if ((rc = buf_grow(&e->value, sizeof(head) + c->row.len +
+	    c->col.len)) < 0)
+		return rc;
+	head[0] = (unsigned char)c->op;
+	codec_put_u32(head + 1, (uint32_t)c->row.len);
+	codec_put_u32(head + 5, (uint32_t)c->col.len);
+	(void)buf_add(&e->value, head, sizeof(head));    /* room made */
+	(void)buf_addb(&e->value, c->row);
+	(void)buf_addb(&e->value, c->col);
+	e->cells++;
+	return 0;
+}
+
+/*
+ * Add cell c, whose write record goes into the batch that e's entry
+ * goes into, to e: all or nothing, so that on a failure e holds just
+ * the cells whose write records went in.  An entry holds the cells of
+ * one commit of one transaction: e's, of another, is first written
+ * into b (which goes in with them).  Lock-only writes and acks change
+ * nothing and are left out.
+ */
+int
+ldb_log_add(struct ldb_log_entry *e, struct kv_batch *b,
+    const struct ldb_log_cell *c)
+{
+	if (!log_changes(c->op))
 		return 0;
-	return lg->column == NULL || bytes_eq(buf_bytes(&k->col), *lg->column);
+	if (e->cells > 0 && (e->start_ts != c->start_ts ||
+	    e->commit_ts != c->commit_ts))
+		ldb_log_flush(e, b);
+	return e->cells == 0 ? log_start(e, c) : log_append(e, c);
 }
 
-/* Give one entry of the log, reading a put's data at its start_ts. */
+/* The cells of the transaction being read, each with its row and
+   column in the arena. */
+struct log_cell {
+	size_t      off;        /* of its row, then its column */
+	const char *p;          /* the same, once the arena is whole */
+	uint32_t    rlen, clen;
+	int         op;
+	perc_ts     start_ts;
+};
+
+struct log_txn {
+	perc_ts          commit_ts;
+	struct log_cell *cell;
+	size_t           n, cap;
+	perc_buf         arena;
+};
+
 static int
-log_give(struct ldb_store *s, struct store_log *lg, const struct key *k,
-    const unsigned char *v, size_t vlen, perc_buf *key, perc_buf *value)
+log_malformed(void)
 {
-	perc_bytes row = buf_bytes(&k->row), col = buf_bytes(&k->col);
+	return error_set(PERC_EIO, "the store holds a malformed change "
+	    "log entry; the data directory is damaged");
+}
+
+static int
+log_wanted(const struct store_log *lg, perc_bytes row, perc_bytes col)
+{
+	if (row.len < lg->prefix.len || (lg->prefix.len > 0 &&
+	    memcmp(row.data, lg->prefix.data, lg->prefix.len) != 0))
+		return 0;
+	return lg->column == NULL || bytes_eq(col, *lg->column);
+}
+
+/* One cell of an entry: into t if the reader wants it. */
+static int
+txn_add(struct log_txn *t, const struct store_log *lg, perc_bytes row,
+    perc_bytes col, int op, perc_ts start_ts)
+{
+	struct log_cell *c;
+	size_t cap;
+	int rc;
+
+	if (!log_changes(op))
+		return log_malformed();
+	if (!log_wanted(lg, row, col))
+		return 0;
+	if (t->n == t->cap) {
+		cap = t->cap ? t->cap * 2 : 64;
+		if ((c = realloc(t->cell, cap * sizeof(*c))) == NULL)
+			return error_set(PERC_EIO, "out of memory");
+		t->cell = c;
+		t->cap = cap;
+	}
+	c = &t->cell[t->n];
+	c->off = t->arena.len;
+	c->rlen = (uint32_t)row.len;
+	c->clen = (uint32_t)col.len;
+	c->op = op;
+	c->start_ts = start_ts;
+	if ((rc = buf_addb(&t->arena, row)) < 0 ||
+	    (rc = buf_addb(&t->arena, col)) < 0)
+		return rc;
+	t->n++;
+	return 0;
+}
+
+/* The cells of the entry k, v into t; *cells counts them all. */
+static int
+txn_gather(struct log_txn *t, const struct store_log *lg,
+    const struct key *k, const unsigned char *v, size_t vlen, size_t *cells)
+{
+	const unsigned char *end = v + vlen;
+	perc_ts start_ts;
+	uint32_t rlen, clen;
 	int rc, op;
 
-	if (vlen != LOG_VALUE_LEN || (v[0] != OP_PUT && v[0] != OP_DELETE))
-		return error_set(PERC_EIO, "the store holds a malformed change "
-		    "log entry; the data directory is damaged");
-	op = v[0];
+	if (vlen < LOG_HEAD_LEN)
+		return log_malformed();
+	start_ts = codec_get_u64(v + 1);
+	if ((rc = txn_add(t, lg, buf_bytes(&k->row), buf_bytes(&k->col),
+	    v[0], start_ts)) < 0)
+		return rc;
+	(*cells)++;
+	for (v += LOG_HEAD_LEN; v < end; v += LOG_CELL_LEN + rlen + clen) {
+		if ((size_t)(end - v) < LOG_CELL_LEN)
+			return log_malformed();
+		op = v[0];
+		rlen = codec_get_u32(v + 1);
+		clen = codec_get_u32(v + 5);
+		if ((size_t)(end - v) - LOG_CELL_LEN < (size_t)rlen + clen)
+			return log_malformed();
+		if ((rc = txn_add(t, lg, bytes_of(v + LOG_CELL_LEN, rlen),
+		    bytes_of(v + LOG_CELL_LEN + rlen, clen), op,
+		    start_ts)) < 0)
+			return rc;
+		(*cells)++;
+	}
+	return 0;
+}
+
+static int
+cell_cmp(const void *a, const void *b)
+{
+	const struct log_cell *x = a, *y = b;
+	int c = bytes_cmp(bytes_of(x->p, x->rlen), bytes_of(y->p, y->rlen));
+
+	return c ? c : bytes_cmp(bytes_of(x->p + x->rlen, x->clen),
+	    bytes_of(y->p + y->rlen, y->clen));
+}
+
+/* Put t's cells in order of row, then column, as SPEC gives them: the
+   entries of a transaction, each in its batch's order, may interleave
+   (its primary is committed alone, before the others). */
+static void
+txn_sort(struct log_txn *t)
+{
+	size_t i;
+	int sorted = 1;
+
+	for (i = 0; i < t->n; i++) {
+		t->cell[i].p = t->arena.data + t->cell[i].off;
+		if (i > 0 && cell_cmp(&t->cell[i - 1], &t->cell[i]) > 0)
+			sorted = 0;
+	}
+	if (!sorted)
+		qsort(t->cell, t->n, sizeof(*t->cell), cell_cmp);
+}
+
+/* Give one cell of the log, reading a put's data at its start_ts. */
+static int
+log_give(struct ldb_store *s, struct store_log *lg, perc_ts commit_ts,
+    const struct log_cell *c, perc_buf *key, perc_buf *value)
+{
+	perc_bytes row = bytes_of(c->p, c->rlen);
+	perc_bytes col = bytes_of(c->p + c->rlen, c->clen);
+	int rc;
+
 	buf_reset(value);
-	if (op == OP_PUT) {
+	if (c->op == OP_PUT) {
 		if ((rc = codec_key(key, REGION_CELL, row, col, KIND_DATA,
-		    codec_get_u64(v + 1))) < 0)
+		    c->start_ts)) < 0)
 			return rc;
 		if ((rc = ldb_get(value, s, buf_bytes(key))) == PERC_ENOTFOUND)
 			return error_set(PERC_EIO, "a change log entry names "
@@ -67,15 +260,39 @@ log_give(struct ldb_store *s, struct store_log *lg, const struct key *k,
 		if (rc < 0)
 			return rc;
 	}
-	return lg->change(lg->arg, k->ts, row, col, op, buf_bytes(value));
+	return lg->change(lg->arg, commit_ts, row, col, c->op,
+	    buf_bytes(value));
 }
 
+/* Give the transaction gathered in t, and empty t. */
+static int
+txn_give(struct ldb_store *s, struct store_log *lg, struct log_txn *t)
+{
+	perc_buf key = PERC_BUF_INIT, value = PERC_BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	txn_sort(t);
+	for (i = 0; i < t->n && rc == 0; i++)
+		rc = log_give(s, lg, t->commit_ts, &t->cell[i], &key, &value);
+	t->n = 0;
+	buf_reset(&t->arena);
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&value);
+	return rc;
+}
+
+/*
+ * store_ops.log_read.  The entries of a transaction (one per batch
+ * that committed some of its cells) are gathered, then given in order;
+ * a read stops only between two transactions.
+ */
 int
 ldb_log_read(struct store *base, struct store_log *lg)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	struct kv_iter *it = ldb_iter(s);
-	perc_buf key = PERC_BUF_INIT, value = PERC_BUF_INIT;
+	struct log_txn t;
 	unsigned char start[9];
 	const char *k, *v;
 	size_t klen, vlen, n = 0;
@@ -83,6 +300,7 @@ ldb_log_read(struct store *base, struct store_log *lg)
 	int rc = 0;
 
 	memset(&pk, 0, sizeof(pk));
+	memset(&t, 0, sizeof(t));
 	start[0] = REGION_LOG;
 	codec_put_u64(start + 1, lg->from + 1);
 	lg->upto = lg->to;
@@ -91,32 +309,33 @@ ldb_log_read(struct store *base, struct store_log *lg)
 		k = kv_iter_key(it, &klen);
 		if (k[0] != REGION_LOG)
 			break;
-		if ((rc = codec_parse_log_key(&pk, k, klen)) < 0)
+		if ((rc = codec_parse_log_key(&pk, k, klen)) < 0 ||
+		    pk.ts > lg->to)
 			break;
-		if (pk.ts > lg->to)
-			break;
-		if (n >= lg->max && pk.ts > lg->upto) {
-			lg->upto = pk.ts - 1;   /* a transaction's end */
-			goto out;
+		if (pk.ts != t.commit_ts) {
+			/* The one gathered is whole. */
+			if ((rc = txn_give(s, lg, &t)) != 0)
+				break;
+			if (n >= lg->max) {
+				lg->upto = pk.ts - 1;
+				goto out;
+			}
+			t.commit_ts = pk.ts;
 		}
-		n++;
-		lg->upto = pk.ts;
-		if (!log_wanted(lg, &pk))
-			continue;
 		v = kv_iter_value(it, &vlen);
-		if ((rc = log_give(s, lg, &pk, (const unsigned char *)v, vlen,
-		    &key, &value)) != 0)
+		if ((rc = txn_gather(&t, lg, &pk, (const unsigned char *)v,
+		    vlen, &n)) < 0)
 			break;
 	}
+	if (rc == 0 && (rc = ldb_iter_error(it)) == 0)
+		rc = txn_give(s, lg, &t);
 	lg->upto = lg->to;
 	lg->done = 1;
 out:
-	if (rc == 0)
-		rc = ldb_iter_error(it);
 	kv_iter_free(it);
 	codec_key_dispose(&pk);
-	perc_buf_dispose(&key);
-	perc_buf_dispose(&value);
+	free(t.cell);
+	perc_buf_dispose(&t.arena);
 	return rc;
 }
 

@@ -192,6 +192,8 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	struct ldb_store *s = (struct ldb_store *)base;
 	struct kv_batch *b = kv_batch_new();
 	perc_buf enc = PERC_BUF_INIT;
+	struct ldb_log_entry log;
+	struct ldb_log_cell lc;
 	struct cell_head head;
 	struct lock_rec blocker;
 	struct write_rec wr;
@@ -204,7 +206,10 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 		rc = cell_too_old(s->safe_point);
 	memset(&blocker, 0, sizeof(blocker));
 	memset(&head, 0, sizeof(head));
+	memset(&log, 0, sizeof(log));
 	wr.start_ts = start_ts;
+	lc.start_ts = start_ts;
+	lc.commit_ts = commit_ts;
 	for (i = 0; i < ws->n && rc == 0; i++) {
 		const struct write *w = &ws->w[i];
 		perc_bytes row = buf_bytes(&w->row), col = buf_bytes(&w->col);
@@ -220,9 +225,11 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 			if ((rc = codec_write_encode(&enc, &wr)) == 0)
 				kv_batch_put(b, c.key.data,
 				    c.key.len, enc.data, enc.len);
+			lc.row = row;
+			lc.col = col;
+			lc.op = w->op;
 			if (rc == 0)
-				rc = ldb_log_put(b, row, col, w->op, start_ts,
-				    commit_ts);
+				rc = ldb_log_add(&log, b, &lc);
 			/* No lock here.  A lock-only write changes a
 			   head's written_at alone; and a load starts no
 			   head, so a cell without one may have nothing
@@ -238,9 +245,12 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 			rc = PERC_ELOCKED;
 		ldb_cell_close(&c);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		ldb_log_flush(&log, b);
 		rc = ldb_write(s, b, 1);
+	}
 	kv_batch_free(b);
+	ldb_log_dispose(&log);
 	codec_lock_dispose(&blocker);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -269,8 +279,9 @@ commit_without_lock(struct store *base, perc_bytes row, perc_bytes col,
 
 /*
  * Add to b the commit of lock, read from head, at commit_ts: its write
- * record and change log entry, and the head with the newest write for the lock, carrying
- * the value the lock carried.
+ * record, and the head with the newest write for the lock, carrying
+ * the value the lock carried.  Its change log entry goes in as b is
+ * written (ldb_write_logged).
  */
 static int
 commit_put(struct kv_batch *b, perc_bytes row, perc_bytes col,
@@ -289,10 +300,8 @@ commit_put(struct kv_batch *b, perc_bytes row, perc_bytes col,
 	if ((rc = ldb_put_head(b, &key, row, col, head, NULL, had,
 	    flags)) == 0 &&
 	    (rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
-	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0) {
+	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0)
 		kv_batch_put(b, key.data, key.len, enc.data, enc.len);
-		rc = ldb_log_put(b, row, col, lock->op, start_ts, commit_ts);
-	}
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -331,7 +340,9 @@ ldb_commit(struct store *base, perc_bytes row, perc_bytes col,
 		if (rc == 0 && (flags & STORE_CLEAR_NOTIFY))
 			rc = ldb_notify_clear(b, s, row, col, start_ts);
 		if (rc >= 0)
-			rc = ldb_write(s, b, (flags & STORE_SYNC) != 0);
+			rc = ldb_write_logged(s, b, (flags & STORE_SYNC) != 0,
+			    &(struct ldb_log_cell){ row, col, lock.op,
+			    start_ts, commit_ts });
 		kv_batch_free(b);
 	}
 	codec_lock_dispose(&lock);

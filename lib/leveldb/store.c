@@ -74,6 +74,7 @@ ldb_dispose(struct ldb_store *s)
 	perc_buf_dispose(&s->cuts);
 	perc_buf_dispose(&s->head_key);
 	perc_buf_dispose(&s->head_val);
+	ldb_log_dispose(&s->group_log);
 	free(s->path);
 	free(s->lockpath);
 	free(s->cleanpath);
