@@ -80,6 +80,7 @@ hold_at(perc_log *lg, perc_ts ts)
 	return gc_hold_set(lg->db->dir, lg->hold, ts, hold_ms());
 }
 
+/* With the store held: gc has kept everything above lg->from. */
 static int
 check_safe_point(perc_log *lg)
 {
@@ -87,10 +88,7 @@ check_safe_point(perc_log *lg)
 	perc_ts sp;
 	int rc;
 
-	if ((rc = db_acquire(lg->db, clock_deadline(lg->db->timeout_ms))) < 0)
-		return rc;
 	rc = s->ops->safe_point(s, &sp);
-	db_release(lg->db);
 	if (rc == 0 && lg->from < sp)
 		rc = error_set(PERC_ETOOOLD, "gc has removed the history at or "
 		    "below its safe point %" PRIu64 ", and %" PRIu64 " is "
@@ -127,10 +125,10 @@ perc_log_open(perc_log **out, perc_db *db, int has_since, perc_ts since,
 		lg->has_column = 1;
 		rc = buf_addb(&lg->column, *column);
 	}
-	/* The hold first, then the check: a gc that starts after the
-	   check keeps what we are about to read. */
-	if (rc == 0 && (rc = hold_at(lg, lg->from)) == 0)
-		rc = check_safe_point(lg);
+	/* The hold now, the check in each round: a gc that starts after
+	   the check keeps what the round reads. */
+	if (rc == 0)
+		rc = hold_at(lg, lg->from);
 	if (rc < 0) {
 		perc_log_free(lg);
 		return rc;
@@ -180,24 +178,21 @@ lock_met(void *arg, perc_bytes row, perc_bytes col,
 	return lock_batch_add(&lg->batch, row, col, lock);
 }
 
-/* The resolved timestamp of the moment (see the top of this file). */
+/*
+ * The resolved timestamp of the moment, t taken before it (see the top
+ * of this file): the walk of the locks, with the store held.
+ */
 static int
-resolve(perc_log *lg, perc_ts *r)
+resolve(perc_log *lg, perc_ts t, perc_ts *r)
 {
 	struct store *s = lg->db->store;
-	perc_ts t;
 	int rc;
 
-	if ((rc = perc_ts_next(&t, lg->db, 1)) < 0)
-		return rc;
 	lg->oldest = UINT64_MAX;
 	lg->batch.report = lock_done;
 	lg->batch.arg = lg;
-	if ((rc = db_acquire(lg->db, clock_deadline(lg->db->timeout_ms))) < 0)
-		return rc;
 	if ((rc = s->ops->locks(s, lock_met, lg)) == 0)
 		rc = lock_batch_flush(&lg->batch);
-	db_release(lg->db);
 	if (rc < 0)
 		return rc;
 	*r = (lg->oldest < t ? lg->oldest : t) - 1;
@@ -257,48 +252,76 @@ give_batch(perc_log *lg, perc_log_fn fn, void *arg)
 	return rc;
 }
 
-/* Read and give every change in (lg->from, r]. */
+/* With the store held: a batch of the changes in (lg->from, r], up to
+   *upto, into lg's batch. */
+static int
+read_batch(perc_log *lg, perc_ts r, perc_ts *upto)
+{
+	struct store_log sl;
+	int rc;
+
+	memset(&sl, 0, sizeof(sl));
+	sl.from = lg->from;
+	sl.to = r;
+	sl.prefix = buf_bytes(&lg->prefix);
+	sl.column = lg->has_column ? &(perc_bytes){ lg->column.data,
+	    lg->column.len } : NULL;
+	sl.max = LOG_BATCH;
+	sl.change = add_change;
+	sl.arg = lg;
+	rc = store_log_read(lg->db->store, &sl);
+	*upto = sl.upto;
+	return rc;
+}
+
+/*
+ * Read and give every change in (lg->from, r]: entered with the store
+ * held (the first batch is read under the hold the walk of the locks
+ * took, which spares opening the store again), left with it let go.
+ * Each batch goes out with the store let go, so that a slow reader of
+ * the output keeps no writer waiting, and the next is read under a
+ * hold of its own.
+ */
 static int
 read_upto(perc_log *lg, perc_ts r, perc_log_fn fn, void *arg)
 {
-	struct store *s = lg->db->store;
-	struct store_log sl;
-	int rc = 0;
+	perc_ts upto;
+	int rc;
 
-	while (rc == 0 && lg->from < r) {
-		memset(&sl, 0, sizeof(sl));
-		sl.from = lg->from;
-		sl.to = r;
-		sl.prefix = buf_bytes(&lg->prefix);
-		sl.column = lg->has_column ? &(perc_bytes){ lg->column.data,
-		    lg->column.len } : NULL;
-		sl.max = LOG_BATCH;
-		sl.change = add_change;
-		sl.arg = lg;
-		if ((rc = db_acquire(lg->db,
+	for (;;) {
+		rc = read_batch(lg, r, &upto);
+		db_release(lg->db);
+		if (rc == 0 && (rc = give_batch(lg, fn, arg)) == 0)
+			lg->from = upto;
+		if (rc != 0 || lg->from >= r || (rc = db_acquire(lg->db,
 		    clock_deadline(lg->db->timeout_ms))) < 0)
 			break;
-		rc = store_log_read(s, &sl);
-		db_release(lg->db);
-		if (rc == 0)
-			rc = give_batch(lg, fn, arg);
-		if (rc == 0)
-			lg->from = sl.upto;
 	}
 	lg->n = 0;
 	buf_reset(&lg->arena);
 	return rc;
 }
 
+/*
+ * A round: the fresh timestamp first, then, under one hold of the
+ * store, the check against gc's safe point, the walk of the locks and
+ * the first batch of changes.
+ */
 int
 perc_log_round(perc_log *lg, perc_ts *resolved, perc_log_fn fn, void *arg)
 {
-	perc_ts r;
+	perc_ts t, r;
 	int rc;
 
-	if ((rc = resolve(lg, &r)) < 0 || (rc = check_safe_point(lg)) < 0)
+	if ((rc = perc_ts_next(&t, lg->db, 1)) < 0 ||
+	    (rc = db_acquire(lg->db, clock_deadline(lg->db->timeout_ms))) < 0)
 		return rc;
-	if (r > lg->from && (rc = read_upto(lg, r, fn, arg)) < 0)
+	if ((rc = check_safe_point(lg)) == 0 &&
+	    (rc = resolve(lg, t, &r)) == 0 && r > lg->from)
+		rc = read_upto(lg, r, fn, arg);
+	else
+		db_release(lg->db);
+	if (rc < 0)
 		return rc;
 	*resolved = lg->from;   /* never down: from only grows */
 	return hold_at(lg, lg->from);

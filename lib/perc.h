@@ -369,12 +369,13 @@ int  perc_gc(perc_ts *safe_point, uint64_t *removed, perc_db *db,
  * The change log (perc log): the committed puts and deletes above a
  * timestamp, in commit order, a transaction's together in byte order
  * of row, then column.  perc_log_open starts at since (with has_since;
- * else at a fresh timestamp): PERC_ETOOOLD below gc's safe point,
- * PERC_EUSAGE above the newest timestamp handed out.  Each
- * perc_log_round gives fn every change (is_put 0: a delete, value
- * empty) committed above the last round's end and at or below a fresh
- * resolved timestamp, *resolved: no transaction will ever commit at or
- * below it, and it never goes down.  A lock whose owner is gone is
+ * else at a fresh timestamp): PERC_EUSAGE above the newest timestamp
+ * handed out.  Each perc_log_round gives fn every change (is_put 0: a
+ * delete, value empty) committed above the last round's end and at or
+ * below a fresh resolved timestamp, *resolved: no transaction will
+ * ever commit at or below it, and it never goes down; PERC_ETOOOLD,
+ * before it gives anything, when gc's safe point has passed where it
+ * starts.  A lock whose owner is gone is
  * cleaned as a reader cleans it; a live one holds *resolved below its
  * start, and perc_log_blocker tells which.  Each round holds gc at
  * *resolved for PERC_LOG_HOLD seconds (perc-log(1)).

@@ -248,6 +248,22 @@ END
 	assert_line "$(printf 'log_hold\tnone')"
 }
 
+@test "log --since opens the LevelDB store once: the check against gc, the walk of the locks and the first batch under one hold" {
+	perc_leveldb_only
+	command -v strace > /dev/null || skip "strace is not installed"
+	[ -z "${PERC_TEST_VALGRIND:-}" ] || skip "strace under valgrind"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	T0=$(perc ts)
+	perc set a c 1
+	perc set b c 2
+	# Each open of LevelDB takes the lock file in its directory.
+	run -0 strace -f -qq -o "$OUT.trace" -e trace=openat \
+	    perc log --since "$T0"
+	[ "${#lines[@]}" -eq 3 ]
+	run -0 grep -c '/store/LOCK"' "$OUT.trace"
+	assert_output 1
+}
+
 @test "log --follow: prints a later commit, and ends with exit 0 after a resolved line on SIGTERM and on a closed output" {
 	perc log --follow > "$OUT" 2> "$OUT.err" &
 	PID=$!
