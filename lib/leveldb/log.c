@@ -1,12 +1,13 @@
 /*
  * lib/leveldb/log.c - the change log of the LevelDB store (perc log):
  * a key in REGION_LOG per batch that commits puts or deletes of a
- * transaction (codec_log_key of the batch's first such cell), added to
- * that batch, so that each cell is in the log exactly when its write
- * record is; read in commit order, and dropped below gc's safe point.
+ * transaction, or per few KB of it (codec_log_key of its first such
+ * cell), added to that batch, so that each cell is in the log exactly
+ * when its write record is; read in commit order, and dropped below
+ * gc's safe point.
  *
  * An entry's value is the op of the key's cell and the transaction's
- * start_ts (8 bytes), then for each further cell of the batch its op,
+ * start_ts (8 bytes), then for each further cell of the entry its op,
  * its row and its column, each after its length (4 bytes).  An entry
  * of one cell is the 9 bytes that a per-cell entry of an earlier perc
  * holds, so a directory of either kind reads the same.
@@ -23,6 +24,14 @@
 #define LOG_HEAD_LEN 9
 /* A further cell, before its row and column: op, two lengths. */
 #define LOG_CELL_LEN 9
+/*
+ * An entry grows to about a LevelDB block, then the next cell starts
+ * another: any seek that lands on an entry reads its whole block, and
+ * the walk of an empty lock index (REGION_LOCKS, just before the log)
+ * lands on the log's first one, which a bulk load's batch made of
+ * megabytes.
+ */
+#define LOG_ENTRY_BYTES 4096
 
 static int
 log_changes(int op)
@@ -94,10 +103,10 @@ log_append(struct ldb_log_entry *e, const struct ldb_log_cell *c)
 /*
  * Add cell c, whose write record goes into the batch that e's entry
  * goes into, to e: all or nothing, so that on a failure e holds just
- * the cells whose write records went in.  An entry holds the cells of
- * one commit of one transaction: e's, of another, is first written
- * into b (which goes in with them).  Lock-only writes and acks change
- * nothing and are left out.
+ * the cells whose write records went in.  An entry holds cells of one
+ * commit of one transaction, up to LOG_ENTRY_BYTES: e's, of another or
+ * full, is first written into b (which goes in with them).  Lock-only
+ * writes and acks change nothing and are left out.
  */
 int
 ldb_log_add(struct ldb_log_entry *e, struct kv_batch *b,
@@ -106,7 +115,7 @@ ldb_log_add(struct ldb_log_entry *e, struct kv_batch *b,
 	if (!log_changes(c->op))
 		return 0;
 	if (e->cells > 0 && (e->start_ts != c->start_ts ||
-	    e->commit_ts != c->commit_ts))
+	    e->commit_ts != c->commit_ts || e->value.len >= LOG_ENTRY_BYTES))
 		ldb_log_flush(e, b);
 	return e->cells == 0 ? log_start(e, c) : log_append(e, c);
 }
@@ -283,9 +292,9 @@ txn_give(struct ldb_store *s, struct store_log *lg, struct log_txn *t)
 }
 
 /*
- * store_ops.log_read.  The entries of a transaction (one per batch
- * that committed some of its cells) are gathered, then given in order;
- * a read stops only between two transactions.
+ * store_ops.log_read.  The entries of a transaction (one or more per
+ * batch that committed some of its cells) are gathered, then given in
+ * order; a read stops only between two transactions.
  */
 int
 ldb_log_read(struct store *base, struct store_log *lg)

@@ -81,7 +81,61 @@ test_gc_drops_deleted_cells(const char *tmp)
 	CHECK(raw_keys(dir, "kept") == 3);
 }
 
+/*
+ * The change log's entries of a transaction of 2,000 cells, committed
+ * in batches of many cells: each entry's value stays about a LevelDB
+ * block, so a seek that lands on one (the walk of an empty lock index
+ * lands on the log's first) reads that, not a batch's worth.
+ */
+static void
+test_log_entries_stay_small(const char *tmp)
+{
+	char dir[4200], path[4300], row[32], *err = NULL;
+	struct kv_iter *it;
+	const char *k;
+	size_t klen, vlen, most = 0, entries = 0;
+	struct kv *kv;
+	perc_txn *txn;
+	perc_db *db;
+	perc_ts ts;
+	int i;
+
+	snprintf(dir, sizeof(dir), "%s/log", tmp);
+	CHECK(perc_db_init(dir, NULL, 0) == 0);
+	CHECK(perc_db_open(&db, dir) == 0);
+	CHECK(perc_txn_begin(&txn, db) == 0);
+	for (i = 0; i < 2000; i++) {
+		snprintf(row, sizeof(row), "row%09d", i);
+		CHECK(perc_txn_set(txn, str(row), str("c"), str("v")) == 0);
+	}
+	CHECK(perc_txn_commit(&ts, txn) == 0);
+	perc_db_close(db);
+	snprintf(path, sizeof(path), "%s/store", dir);
+	if ((kv = kv_open(path, 0, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		CHECK(0);
+		return;
+	}
+	it = kv_iter_new(kv);
+	for (kv_iter_seek(it, (const char []){ REGION_LOG }, 1);
+	    kv_iter_valid(it); kv_iter_next(it), entries++) {
+		k = kv_iter_key(it, &klen);
+		if (k[0] != REGION_LOG)
+			break;
+		(void)kv_iter_value(it, &vlen);
+		if (vlen > most)
+			most = vlen;
+	}
+	kv_iter_free(it);
+	kv_close(kv);
+	CHECK(entries > 1);
+	CHECK(most <= 8192);
+}
+
 const struct unit_test store_leveldb_tests[] = {
+	{ "leveldb store: a transaction's change log entries stay about a "
+	    "block each", test_log_entries_stay_small },
 	{ "leveldb store: gc leaves no key of a deleted cell, head and all",
 	    test_gc_drops_deleted_cells },
 	{ NULL, NULL }
