@@ -40,7 +40,7 @@ LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/hold.o lib/leveldb/io.o lib/leveldb/kv.o \
-	lib/leveldb/log.o lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
+	lib/leveldb/log.o lib/leveldb/log_entry.o lib/leveldb/mvcc.o lib/leveldb/oracle.o lib/leveldb/read.o \
 	lib/leveldb/readonly_env.o lib/leveldb/settle.o lib/leveldb/store.o \
 	lib/leveldb/walk.o lib/leveldb/weak.o
 REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/log.o lib/redis/mvcc.o \

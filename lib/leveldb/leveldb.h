@@ -5,6 +5,7 @@
 #ifndef STORE_LEVELDB_H
 #define STORE_LEVELDB_H
 
+#include "codec.h"
 #include "kv.h"
 #include "oracle.h"
 #include "perc.h"
@@ -12,11 +13,21 @@
 #include "dirwake.h"
 
 /*
- * The change log (log.c): a batch that commits cells of a transaction
- * carries one entry for them.  Each cell is added as its write record
- * goes into the batch (ldb_log_add), and the entry goes in last
- * (ldb_log_flush); in a group, when the group is written (io.c).
+ * The change log (log_entry.c, log.c): a batch that commits cells of a
+ * transaction carries one entry for them.  Each cell is added as its
+ * write record goes into the batch (ldb_log_add), and the entry goes in
+ * last (ldb_log_flush); in a group, when the group is written (io.c).
  */
+/* The head of an entry's value: the first cell's op, then start_ts. */
+#define LOG_HEAD_LEN 9
+/* A further cell, before its row and column: op, two lengths. */
+#define LOG_CELL_LEN 9
+/* Whether a write of op is in the log: puts and deletes. */
+static inline int
+ldb_log_changes(int op)
+{
+	return op == OP_PUT || op == OP_DELETE;
+}
 struct ldb_log_cell {
 	perc_bytes row, col;
 	int        op;
@@ -203,11 +214,13 @@ int  ldb_failures_get(struct store *s, perc_buf *out, perc_bytes row,
 int  ldb_failures_put(struct store *s, perc_bytes row, perc_bytes col,
                       perc_bytes rec);
 
-/* log.c: the change log (perc log). */
+/* log_entry.c: the change log's entries, made beside a batch. */
 int  ldb_log_add(struct ldb_log_entry *e, struct kv_batch *b,
                  const struct ldb_log_cell *c);
 void ldb_log_flush(struct ldb_log_entry *e, struct kv_batch *b);
 void ldb_log_dispose(struct ldb_log_entry *e);
+
+/* log.c: the change log read (perc log), and trimmed by gc. */
 int  ldb_log_read(struct store *s, struct store_log *lg);
 int  ldb_log_trim(struct ldb_store *s, struct kv_batch *b, perc_ts sp);
 
