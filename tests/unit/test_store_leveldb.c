@@ -109,6 +109,7 @@ test_log_entries_stay_small(const char *tmp)
 		CHECK(perc_txn_set(txn, str(row), str("c"), str("v")) == 0);
 	}
 	CHECK(perc_txn_commit(&ts, txn) == 0);
+	perc_txn_free(txn);
 	perc_db_close(db);
 	snprintf(path, sizeof(path), "%s/store", dir);
 	if ((kv = kv_open(path, 0, &err)) == NULL) {
