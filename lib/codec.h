@@ -29,6 +29,31 @@
  * for its first byte and no value, put in the batch that writes the
  * lock and deleted in the batch that drops it (lib/leveldb/head.c), so
  * that a walk of the locks reads the locks, not the store.
+ *
+ * But for a bulk commit's secondaries (STORE_BULK, perc_load's
+ * transactions that take the two steps), which would pay two more
+ * writes per cell: their transaction has one marker instead,
+ * REGION_LOCKS, two NUL bytes (which no cell key has there: a row's NUL
+ * is escaped as NUL 0xff, its end is NUL 1), start_ts big-endian, its
+ * value the lock record of the primary as first written.  It goes in
+ * the batch of the primary's prewrite, written before the first group
+ * of the secondaries' (lib/commit.c), and the committer deletes it once
+ * its commit or rollback of every cell is written (store_ops.bulk_done).
+ * A walk of the locks (lib/leveldb/walk.c) reads the markers first.
+ * For perc log, which needs each live transaction's start once
+ * (locks_by_txn), a marker whose primary still holds the transaction's
+ * lock, its owner alive and not expired, adds nothing: the primary's
+ * own entry reports the transaction, as all of its locks would.  Any
+ * other marker, and every marker for the walks that want each lock
+ * (resolve-locks, status, gc), makes the walk read the cell region, as
+ * a directory without an index does: exact whatever a kill -9 left,
+ * since the marker was written no later than any lock it stands for and
+ * is deleted no earlier than the last is dropped.  A marker whose owner
+ * is dead goes with the first walk of the cells that meets no lock of
+ * its start_ts: a dead owner writes no lock again (a resumed commit
+ * holds the journal, so its owner lives; and meets its rolled-back
+ * primary or its commit record).  A live owner whose primary a reader
+ * rolled back may still write locks; it removes its marker itself.
  */
 #define REGION_LOCKS  'K'
 

@@ -451,6 +451,8 @@ commit_secondaries(perc_txn *txn, perc_ts commit_ts)
 	if ((rc = batch_run(&b, 1, txn->writes.n)) == 0)
 		db_progress(txn->db, "cells committed", txn->writes.n);
 	rc = group_end(txn, &r.g, rc);
+	if (rc == 0 && txn->bulk)
+		rc = store_bulk_done(txn->db->store, txn->journal.start_ts);
 	/* The weak notifications pending since before the commit point. */
 	if (rc == 0)
 		rc = weak_settle_all(txn, commit_ts, 0);
@@ -480,8 +482,11 @@ roll_back_own(perc_txn *txn, size_t n)
 {
 	struct run r = { .txn = txn };
 	struct batch b = { .cell = run_cell, .one = rollback_one, .arg = &r };
+	int rc;
 
-	return batch_run(&b, 0, n);
+	if ((rc = batch_run(&b, 0, n)) == 0 && txn->bulk)
+		rc = store_bulk_done(txn->db->store, txn->journal.start_ts);
+	return rc;
 }
 
 /*

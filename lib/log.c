@@ -191,7 +191,7 @@ resolve(perc_log *lg, perc_ts t, perc_ts *r)
 	lg->oldest = UINT64_MAX;
 	lg->batch.report = lock_done;
 	lg->batch.arg = lg;
-	if ((rc = s->ops->locks(s, lock_met, lg)) == 0)
+	if ((rc = store_locks_by_txn(s, lock_met, lg)) == 0)
 		rc = lock_batch_flush(&lg->batch);
 	if (rc < 0)
 		return rc;

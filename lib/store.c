@@ -95,6 +95,21 @@ store_group(struct store *s, int on)
 	return s->ops->group != NULL ? s->ops->group(s, on) : 0;
 }
 
+int
+store_bulk_done(struct store *s, perc_ts start_ts)
+{
+	return s->ops->bulk_done != NULL ? s->ops->bulk_done(s, start_ts) : 0;
+}
+
+int
+store_locks_by_txn(struct store *s, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	if (s->ops->locks_by_txn != NULL)
+		return s->ops->locks_by_txn(s, fn, arg);
+	return s->ops->locks(s, fn, arg);
+}
+
 /* Done with none of them: the caller steps through them one by one. */
 static int
 none_done(int *done, size_t n)

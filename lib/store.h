@@ -232,6 +232,10 @@ struct store_ops {
 	   gathered and stop (off); a synced write writes them first.  A
 	   bulk commit's (perc_load) saving; NULL: each step writes alone. */
 	int  (*group)(struct store *s, int on);
+	/* Transaction start_ts, a bulk commit's (STORE_BULK), holds no
+	   lock any more: its commit or rollback is finished, by the caller,
+	   the process that wrote its locks.  NULL: nothing to do. */
+	int  (*bulk_done)(struct store *s, perc_ts start_ts);
 
 	/*
 	 * The Percolator steps on one cell, each one atomic step of the
@@ -349,6 +353,13 @@ struct store_ops {
 	int  (*scan)(struct store *s, struct store_scan *sc);
 	int  (*locks)(struct store *s, int (*fn)(void *arg, perc_bytes row,
 	              perc_bytes col, const struct lock_rec *lock), void *arg);
+	/* As locks, for a caller that needs each live transaction once,
+	   not each of its locks (perc log's resolved timestamp): a live
+	   bulk commit's secondaries may be left out, its primary's lock
+	   standing for them all.  NULL: locks. */
+	int  (*locks_by_txn)(struct store *s, int (*fn)(void *arg,
+	              perc_bytes row, perc_bytes col,
+	              const struct lock_rec *lock), void *arg);
 	int  (*raw)(struct store *s, perc_bytes row, const perc_bytes *col,
 	            store_raw_fn fn, void *arg);
 
@@ -458,6 +469,10 @@ int  store_ts_begin(struct store *s, perc_ts *out, int64_t deadline_ms);
 int  store_open_publish(struct store *s, perc_ts at, perc_ts oldest_here,
                         perc_ts *oldest_all, int64_t deadline_ms);
 int  store_group(struct store *s, int on);
+int  store_bulk_done(struct store *s, perc_ts start_ts);
+int  store_locks_by_txn(struct store *s, int (*fn)(void *arg,
+                        perc_bytes row, perc_bytes col,
+                        const struct lock_rec *lock), void *arg);
 int  store_prewrite_many(struct store *s, const struct write *const *w,
                          const unsigned *flags, size_t n,
                          const struct lock_rec *lock, int *done);

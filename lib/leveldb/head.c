@@ -126,11 +126,31 @@ lock_index_put(struct kv_batch *b, perc_buf *head_key,
 }
 
 /*
+ * The key of transaction start_ts's marker in the lock index (codec.h's
+ * REGION_LOCKS): two NUL bytes after the region byte, which no cell's
+ * key has there (a row's NUL is escaped as NUL 0xff, its end is NUL 1),
+ * then start_ts, big-endian.
+ */
+int
+ldb_marker_key(perc_buf *out, perc_ts start_ts)
+{
+	unsigned char k[11];
+
+	k[0] = REGION_LOCKS;
+	k[1] = k[2] = 0;
+	codec_put_u64(k + 3, start_ts);
+	buf_reset(out);
+	return buf_add(out, k, sizeof(k));
+}
+
+/*
  * Add to b the head of (row, col) with lock (NULL: none) and head's
  * newest write; a head with neither goes.  A bulk load's step
  * (STORE_BULK in flags) starts no head where the cell had none: it
  * would add a key to each cell loaded, and the cell is read by its
- * write records as before.  The lock index follows (lock_index_put).
+ * write records as before.  The lock index follows (lock_index_put),
+ * but for the secondaries of a bulk commit (STORE_BULK without
+ * STORE_PRIMARY), whose transaction's marker stands for them.
  */
 int
 ldb_put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
@@ -147,7 +167,9 @@ ldb_put_head(struct kv_batch *b, perc_buf *key, perc_bytes row,
 	if ((rc = codec_key(key, REGION_CELL, row, col, KIND_LOCK,
 	    LOCK_TS)) < 0)
 		return rc;
-	lock_index_put(b, key, head, lock);
+	/* A bulk commit's secondaries: its marker stands for them. */
+	if (!(flags & STORE_BULK) || (flags & STORE_PRIMARY))
+		lock_index_put(b, key, head, lock);
 	if (lock == NULL && head->newest_op == 0) {
 		kv_batch_delete(b, key->data, key->len);
 		return 0;

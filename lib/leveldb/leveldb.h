@@ -199,6 +199,11 @@ int  ldb_gc(struct store *s, struct store_gc *gc);
 int  ldb_scan(struct store *s, struct store_scan *sc);
 int  ldb_locks(struct store *s, int (*fn)(void *arg, perc_bytes row,
                perc_bytes col, const struct lock_rec *lock), void *arg);
+int  ldb_locks_by_txn(struct store *s, int (*fn)(void *arg,
+               perc_bytes row, perc_bytes col, const struct lock_rec *lock),
+               void *arg);
+int  ldb_bulk_done(struct store *s, perc_ts start_ts);
+int  ldb_marker_key(perc_buf *out, perc_ts start_ts);
 int  ldb_upgrade(struct store *s, int from);
 int  ldb_raw(struct store *s, perc_bytes row, const perc_bytes *col,
              store_raw_fn fn, void *arg);

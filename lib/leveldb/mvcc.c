@@ -129,6 +129,48 @@ data_put(struct kv_batch *b, perc_buf *key, const struct write *w,
 }
 
 /*
+ * Add to b, with a bulk commit's primary lock, its transaction's marker
+ * in the lock index (codec.h's REGION_LOCKS): before any of its
+ * secondaries' locks, which have no entry of their own.
+ */
+static int
+marker_put(struct kv_batch *b, perc_buf *key, const struct lock_rec *lock,
+    unsigned flags)
+{
+	perc_buf enc = PERC_BUF_INIT;
+	int rc;
+
+	if (!(flags & STORE_BULK) || !(flags & STORE_PRIMARY))
+		return 0;
+	if ((rc = ldb_marker_key(key, lock->start_ts)) == 0 &&
+	    (rc = codec_lock_encode(&enc, lock)) == 0)
+		kv_batch_put(b, key->data, key->len, enc.data, enc.len);
+	perc_buf_dispose(&enc);
+	return rc;
+}
+
+/*
+ * store_ops.bulk_done: the marker goes, unsynced (a power cut that
+ * keeps it leaves a dead owner's marker, which a walk removes).
+ */
+int
+ldb_bulk_done(struct store *base, perc_ts start_ts)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	perc_buf key = PERC_BUF_INIT;
+	struct kv_batch *b = kv_batch_new();
+	int rc;
+
+	if ((rc = ldb_marker_key(&key, start_ts)) == 0) {
+		kv_batch_delete(b, key.data, key.len);
+		rc = ldb_write(s, b, 0);
+	}
+	kv_batch_free(b);
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+/*
  * Prewrite w for the transaction whose lock record is lock: check the
  * cell (prewrite_check), then write the lock and the data in one
  * batch, and the notify cell of an observed column (STORE_NOTIFY) with
@@ -165,7 +207,8 @@ ldb_prewrite(struct store *base, perc_ts *committed_at,
 	b = kv_batch_new();
 	if ((rc = ldb_put_head(b, &c.key, row, col, &head, lock,
 	    head.newest_op != 0, flags)) == 0 &&
-	    (rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0)
+	    (rc = data_put(b, &c.key, w, lock->start_ts, flags)) == 0 &&
+	    (rc = marker_put(b, &c.key, lock, flags)) == 0)
 		rc = ldb_write(s, b, 0);
 done:
 	if (b != NULL)

@@ -7,10 +7,12 @@
  * when the walk began; what the caller writes meanwhile (resolving a
  * lock it was shown) does not move it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "cell.h"
+#include "clock.h"
 #include "codec.h"
 #include "error.h"
 #include "leveldb.h"
@@ -196,6 +198,13 @@ locks_by_cells(struct ldb_store *s, int (*fn)(void *arg, perc_bytes row,
 	return rc;
 }
 
+/* Is k, of klen bytes, a bulk commit's marker (ldb_marker_key)? */
+static int
+is_marker(const char *k, size_t klen)
+{
+	return klen == 11 && k[0] == REGION_LOCKS && k[1] == 0 && k[2] == 0;
+}
+
 /*
  * Every lock by the lock index: each cell it names, its head read by a
  * point lookup (which sees what fn resolved meanwhile: a lock gone
@@ -225,6 +234,8 @@ locks_by_index(struct ldb_store *s, int (*fn)(void *arg, perc_bytes row,
 		key = kv_iter_key(it, &klen);
 		if (key[0] != REGION_LOCKS)
 			break;
+		if (is_marker(key, klen))
+			continue;
 		if ((rc = buf_set(&head_key, key, klen)) < 0)
 			break;
 		head_key.data[0] = REGION_CELL;
@@ -250,6 +261,170 @@ locks_by_index(struct ldb_store *s, int (*fn)(void *arg, perc_bytes row,
 	return rc;
 }
 
+/* The bulk commits' markers in the lock index (ldb_marker_key). */
+struct markers {
+	struct lock_rec *lock;  /* each one's primary lock, as written */
+	int             *met;   /* the cell walk met a lock of it */
+	size_t           n;
+	int            (*fn)(void *arg, perc_bytes row, perc_bytes col,
+	                     const struct lock_rec *lock);
+	void            *arg;
+};
+
+static void
+markers_dispose(struct markers *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		codec_lock_dispose(&m->lock[i]);
+	free(m->lock);
+	free(m->met);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Read every marker into m: they sort first in the index. */
+static int
+markers_read(struct ldb_store *s, struct markers *m)
+{
+	perc_buf key = PERC_BUF_INIT;
+	struct kv_iter *it;
+	const char *k, *v;
+	size_t klen, vlen;
+	void *p;
+	int rc;
+
+	if ((rc = ldb_marker_key(&key, 0)) < 0)
+		return rc;
+	it = ldb_iter(s);
+	for (kv_iter_seek(it, key.data, key.len); kv_iter_valid(it) &&
+	    (k = kv_iter_key(it, &klen), is_marker(k, klen));
+	    kv_iter_next(it)) {
+		if ((p = realloc(m->lock, (m->n + 1) * sizeof(*m->lock))) !=
+		    NULL)
+			m->lock = p;
+		if (p == NULL || (p = realloc(m->met,
+		    (m->n + 1) * sizeof(*m->met))) == NULL) {
+			rc = error_set(PERC_EIO, "out of memory");
+			break;
+		}
+		m->met = p;
+		memset(&m->lock[m->n], 0, sizeof(*m->lock));
+		m->met[m->n] = 0;
+		v = kv_iter_value(it, &vlen);
+		if ((rc = codec_lock_decode(&m->lock[m->n++], v, vlen)) < 0)
+			break;
+	}
+	if (rc == 0)
+		rc = ldb_iter_error(it);
+	kv_iter_free(it);
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+/*
+ * Does the primary of marker lock still hold its lock, with its owner
+ * alive and not expired (lib/lock.c's lock_owner_state)?  Then the
+ * index's entry of the primary stands for the whole transaction.
+ */
+static int
+marker_live(struct ldb_store *s, const struct lock_rec *marker)
+{
+	struct cell_head head;
+	struct lock_rec lock;
+	int rc, live;
+
+	memset(&lock, 0, sizeof(lock));
+	rc = ldb_get_head(s, &head, &lock, buf_bytes(&marker->primary_row),
+	    buf_bytes(&marker->primary_col));
+	live = rc == 0 && head.locked && lock.start_ts == marker->start_ts &&
+	    s->owner_alive(s->dir, lock.start_ts, lock.pid,
+	    lock.wall_ms) != 0 &&
+	    clock_wall_ms() - (int64_t)lock.wall_ms <= (int64_t)lock.ttl_ms;
+	codec_lock_dispose(&lock);
+	return rc < 0 && rc != PERC_ENOTFOUND ? rc : live;
+}
+
+/* A lock the cell walk met: noted against its marker, and to fn. */
+static int
+marker_met(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	struct markers *m = arg;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->lock[i].start_ts == lock->start_ts)
+			m->met[i] = 1;
+	return m->fn(m->arg, row, col, lock);
+}
+
+/*
+ * After a walk of the cells: the markers of transactions that hold no
+ * lock and whose owner is dead go (a live owner may still write locks,
+ * and removes its marker itself).  Not on a store this process may
+ * not write: the next walk does it.
+ */
+static int
+markers_drop(struct ldb_store *s, const struct markers *m)
+{
+	perc_buf key = PERC_BUF_INIT;
+	struct kv_batch *b;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (s->base.read_only)
+		return 0;
+	b = kv_batch_new();
+	for (i = 0; i < m->n && rc == 0; i++) {
+		if (m->met[i] || s->owner_alive(s->dir, m->lock[i].start_ts,
+		    m->lock[i].pid, m->lock[i].wall_ms) != 0)
+			continue;
+		if ((rc = ldb_marker_key(&key, m->lock[i].start_ts)) == 0) {
+			kv_batch_delete(b, key.data, key.len);
+			n++;
+		}
+	}
+	if (rc == 0 && n > 0)
+		rc = ldb_write(s, b, 0);
+	kv_batch_free(b);
+	perc_buf_dispose(&key);
+	return rc;
+}
+
+/*
+ * The walk of the locks with the index.  A bulk commit's secondaries
+ * have no entry of their own, its marker stands for them (codec.h's
+ * REGION_LOCKS): when by_txn, a marker whose primary is locked by a
+ * live owner needs nothing more, the primary's entry reporting the
+ * transaction; any other marker, and every marker when each lock is
+ * wanted, takes the walk of the cells, after which the markers of dead
+ * owners that it found no lock of go.
+ */
+static int
+locks_indexed(struct ldb_store *s, int by_txn, int (*fn)(void *arg,
+    perc_bytes row, perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	struct markers m;
+	size_t i;
+	int rc, live = 1;
+
+	memset(&m, 0, sizeof(m));
+	m.fn = fn;
+	m.arg = arg;
+	rc = markers_read(s, &m);
+	for (i = 0; i < m.n && rc == 0 && live > 0; i++)
+		live = by_txn ? marker_live(s, &m.lock[i]) : 0;
+	if (rc == 0 && live < 0)
+		rc = live;
+	if (rc == 0 && live > 0)
+		rc = locks_by_index(s, fn, arg);
+	else if (rc == 0 && (rc = locks_by_cells(s, marker_met, &m)) == 0)
+		rc = markers_drop(s, &m);
+	markers_dispose(&m);
+	return rc;
+}
+
 int
 ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
     perc_bytes col, const struct lock_rec *lock), void *arg)
@@ -257,7 +432,18 @@ ldb_locks(struct store *base, int (*fn)(void *arg, perc_bytes row,
 	struct ldb_store *s = (struct ldb_store *)base;
 
 	if (base->format >= FORMAT_LOCK_INDEX)
-		return locks_by_index(s, fn, arg);
+		return locks_indexed(s, 0, fn, arg);
+	return locks_by_cells(s, fn, arg);
+}
+
+int
+ldb_locks_by_txn(struct store *base, int (*fn)(void *arg, perc_bytes row,
+    perc_bytes col, const struct lock_rec *lock), void *arg)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+
+	if (base->format >= FORMAT_LOCK_INDEX)
+		return locks_indexed(s, 1, fn, arg);
 	return locks_by_cells(s, fn, arg);
 }
 

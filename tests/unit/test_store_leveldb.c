@@ -6,11 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "codec.h"
+#include "db.h"
 #include "leveldb/kv.h"
 #include "perc.h"
+#include "store.h"
+#include "writeset.h"
 #include "unit.h"
 
 static perc_bytes
@@ -134,9 +140,148 @@ test_log_entries_stay_small(const char *tmp)
 	CHECK(most <= 8192);
 }
 
+/* How many bulk commits' markers the lock index of the store in dir
+   holds (lib/leveldb/head.c's ldb_marker_key). */
+static int
+markers(const char *dir)
+{
+	struct kv_iter *it;
+	char path[4200], *err = NULL;
+	const char *k;
+	size_t klen;
+	struct kv *db;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/store", dir);
+	if ((db = kv_open(path, 0, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		return -1;
+	}
+	it = kv_iter_new(db);
+	for (kv_iter_seek(it, "K\0\0", 3); kv_iter_valid(it) &&
+	    (k = kv_iter_key(it, &klen), klen == 11 && k[0] == 'K' &&
+	    k[1] == 0 && k[2] == 0); kv_iter_next(it))
+		n++;
+	kv_iter_free(it);
+	kv_close(db);
+	return n;
+}
+
+static int
+count_lock(void *arg, perc_bytes row, perc_bytes col,
+    const struct lock_rec *lock)
+{
+	(void)row;
+	(void)col;
+	(void)lock;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* Prewrite row/c of a bulk commit (STORE_BULK, plus flags). */
+static int
+bulk_prewrite(struct store *s, const char *row, const struct lock_rec *lock,
+    unsigned flags)
+{
+	struct lock_rec blocker;
+	struct write w;
+	perc_ts at;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	memset(&blocker, 0, sizeof(blocker));
+	w.op = OP_PUT;
+	buf_set(&w.row, row, strlen(row));
+	buf_set(&w.col, "c", 1);
+	buf_set(&w.value, "v", 1);
+	rc = s->ops->prewrite(s, &at, &w, lock, STORE_BULK | flags,
+	    &blocker);
+	perc_buf_dispose(&w.row);
+	perc_buf_dispose(&w.col);
+	perc_buf_dispose(&w.value);
+	codec_lock_dispose(&blocker);
+	return rc;
+}
+
+/* A process that has ended: the owner of no lock. */
+static uint32_t
+dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (uint32_t)pid;
+}
+
+/*
+ * A bulk commit's secondaries have no entry of their own in the lock
+ * index: its marker stands for them.  Its owner dead, every walk of
+ * the locks walks the cells and finds them all; the marker goes with
+ * the walk that finds none of its locks left.  A committer that
+ * finishes removes it itself.
+ */
+static void
+test_bulk_commit_marker(const char *tmp)
+{
+	struct lock_rec lock;
+	struct store *s;
+	char dir[4200];
+	perc_db *db;
+	int n = 0, m = 0;
+
+	snprintf(dir, sizeof(dir), "%s/db", tmp);
+	CHECK(perc_db_init(dir, NULL, 0) == 0);
+	CHECK(perc_db_open(&db, dir) == 0);
+	s = db->store;
+	memset(&lock, 0, sizeof(lock));
+	lock.op = OP_PUT;
+	lock.start_ts = 100;
+	lock.wall_ms = (uint64_t)clock_wall_ms();
+	lock.ttl_ms = 600000;
+	lock.pid = dead_pid();
+	buf_set(&lock.host, db->host, strlen(db->host));
+	buf_set(&lock.primary_row, "p", 1);
+	buf_set(&lock.primary_col, "c", 1);
+	CHECK(db_acquire(db, clock_deadline(5000)) == 0);
+	CHECK(bulk_prewrite(s, "p", &lock, STORE_PRIMARY) == 0);
+	CHECK(bulk_prewrite(s, "s1", &lock, 0) == 0);
+	CHECK(bulk_prewrite(s, "s2", &lock, 0) == 0);
+	CHECK(s->ops->locks(s, count_lock, &n) == 0 && n == 3);
+	CHECK(s->ops->locks_by_txn(s, count_lock, &m) == 0 && m == 3);
+	CHECK(s->ops->rollback(s, str("p"), str("c"), 100, STORE_PRIMARY) == 0);
+	CHECK(s->ops->rollback(s, str("s1"), str("c"), 100, 0) == 0);
+	n = 0;
+	CHECK(s->ops->locks(s, count_lock, &n) == 0 && n == 1);
+	db_release(db);
+	CHECK(markers(dir) == 1);
+	CHECK(db_acquire(db, clock_deadline(5000)) == 0);
+	CHECK(s->ops->rollback(s, str("s2"), str("c"), 100, 0) == 0);
+	n = 0;
+	CHECK(s->ops->locks_by_txn(s, count_lock, &n) == 0 && n == 0);
+	db_release(db);
+	CHECK(markers(dir) == 0);
+	/* A committer's own end. */
+	lock.start_ts = 200;
+	CHECK(db_acquire(db, clock_deadline(5000)) == 0);
+	CHECK(bulk_prewrite(s, "q", &lock, STORE_PRIMARY) == 0);
+	db_release(db);
+	CHECK(markers(dir) == 1);
+	CHECK(db_acquire(db, clock_deadline(5000)) == 0);
+	CHECK(s->ops->bulk_done(s, 200) == 0);
+	db_release(db);
+	CHECK(markers(dir) == 0);
+	codec_lock_dispose(&lock);
+	perc_db_close(db);
+}
+
 const struct unit_test store_leveldb_tests[] = {
 	{ "leveldb store: a transaction's change log entries stay about a "
 	    "block each", test_log_entries_stay_small },
+	{ "leveldb store: a bulk commit's marker in the lock index, found, "
+	    "walked and removed", test_bulk_commit_marker },
 	{ "leveldb store: gc leaves no key of a deleted cell, head and all",
 	    test_gc_drops_deleted_cells },
 	{ NULL, NULL }
