@@ -48,8 +48,8 @@ escape_field_spaces(perc_buf *out, perc_bytes field)
 	return escape(out, field, 1);
 }
 
-static int
-hexval(int c)
+int
+escape_hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -99,8 +99,8 @@ unescape_field(perc_buf *out, const char *text, size_t len)
 			rc = buf_add(out, "\\", 1);
 			break;
 		case 'x':
-			hi = i + 1 < len ? hexval((unsigned char)text[i + 1]) : -1;
-			lo = i + 2 < len ? hexval((unsigned char)text[i + 2]) : -1;
+			hi = i + 1 < len ? escape_hex_value((unsigned char)text[i + 1]) : -1;
+			lo = i + 2 < len ? escape_hex_value((unsigned char)text[i + 2]) : -1;
 			if (hi < 0 || lo < 0)
 				return error_set(PERC_EUSAGE, "escaped "
 				    "argument has a bad \\x; write \\xhh with "

@@ -7,4 +7,6 @@
 int escape_field(perc_buf *out, perc_bytes field);
 int escape_field_spaces(perc_buf *out, perc_bytes field);
 int unescape_field(perc_buf *out, const char *text, size_t len);
+/* The value of hex digit c (either case), or -1. */
+int escape_hex_value(int c);
 #endif

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "escape.h"
 #include "cluster.h"
 
 #define MAX_SEEDS      64
@@ -171,18 +172,6 @@ rc_parse_seeds(rc_addr **out, size_t *n, const char *list)
 	return 0;
 }
 
-static int
-hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The n bytes at s with each %XX decoded, NUL-terminated; NULL: bad. */
 static char *
 percent_decode(const char *s, size_t n)
@@ -200,8 +189,9 @@ percent_decode(const char *s, size_t n)
 		}
 		if (i + 2 >= n)
 			goto bad;
-		if ((hi = hex_digit(s[i + 1])) < 0 ||
-		    (lo = hex_digit(s[i + 2])) < 0 || (hi == 0 && lo == 0))
+		hi = escape_hex_value((unsigned char)s[i + 1]);
+		lo = escape_hex_value((unsigned char)s[i + 2]);
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 			goto bad;
 		*o++ = (char)(hi << 4 | lo);
 		i += 2;
