@@ -53,11 +53,11 @@ extern const size_t cmd_count;
 /*
  * Helpers in cmd/util.c.  A command's usage string is its usage line,
  * then, a line each, the options of its own that --help describes.
- * cmd_usage, cmd_usage_error, cmd_bad_option and cmd_help_text return
+ * cmd_usage_error, cmd_bad_option and cmd_help_text return
  * the exit status to hand back; cmd_fail prints "perc: <why>" and
  * returns -rc.
  */
-int  cmd_usage(const char *usage);     /* usage line to stderr; 2 */
+int64_t cmd_now_ms(void);             /* the monotonic clock, ms */
 int  cmd_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));      /* returns 2 */
 int  cmd_bad_option(const char *usage, int ch, char **argv); /* 2 */

@@ -86,15 +86,6 @@ print_resolved(struct printer *p, perc_ts r)
 	return 0;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* A live lock that holds the feed back for long, named on stderr. */
 struct stuck {
 	perc_ts start;
@@ -107,7 +98,7 @@ say_stuck(struct stuck *st, perc_log *lg, perc_ts resolved)
 {
 	perc_bytes row, col;
 	perc_ts start;
-	int64_t now = now_ms();
+	int64_t now = cmd_now_ms();
 
 	if (!perc_log_blocker(lg, &row, &col, &start) || start > resolved + 1) {
 		st->start = 0;
@@ -143,7 +134,7 @@ follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 {
 	struct stuck st = { 0, 0, 0, 0 };
 	perc_ts r, shown = *resolved;
-	int64_t shown_ms = now_ms(), poll_ms = perc_log_poll_ms();
+	int64_t shown_ms = cmd_now_ms(), poll_ms = perc_log_poll_ms();
 	sigset_t stop_sigs, asleep;
 	int rc = 0;
 
@@ -159,13 +150,13 @@ follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 		if (p->closed)
 			break;
 		if (r > shown && (p->last != 0 ||
-		    now_ms() - shown_ms >= RESOLVED_EVERY_MS)) {
+		    cmd_now_ms() - shown_ms >= RESOLVED_EVERY_MS)) {
 			if (print_resolved(p, r) < 0) {
 				rc = PERC_EIO;
 				break;
 			}
 			shown = r;
-			shown_ms = now_ms();
+			shown_ms = cmd_now_ms();
 		}
 		*resolved = r;
 		say_stuck(&st, lg, r);

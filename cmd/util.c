@@ -19,13 +19,6 @@ usage_line_len(const char *usage)
 	return nl != NULL ? (int)(nl - usage) : (int)strlen(usage);
 }
 
-int
-cmd_usage(const char *usage)
-{
-	fprintf(stderr, "%.*s\n", usage_line_len(usage), usage);
-	return 2;
-}
-
 /*
  * "perc: WHY (usage: ...)": what was wrong and how it is written, on
  * one line, as every error is.
@@ -253,8 +246,9 @@ cmd_parse_seconds(int64_t *out_ms, const char *arg)
 	return 0;
 }
 
-static int64_t
-now_ms(void)
+/* The monotonic clock, in ms. */
+int64_t
+cmd_now_ms(void)
 {
 	struct timespec ts;
 
@@ -271,7 +265,7 @@ cmd_progress_start(struct cmd_progress *p, const char *what, const char *unit)
 	p->on = isatty(STDERR_FILENO);
 	p->width = 0;
 	/* Quick work shows nothing: the first line after a second. */
-	p->next_ms = now_ms() + 1000;
+	p->next_ms = cmd_now_ms() + 1000;
 }
 
 /* Draw the line again, over the last one, blanking what it left. */
@@ -292,7 +286,7 @@ cmd_progress_tick(struct cmd_progress *p, uint64_t n)
 	int64_t now;
 
 	p->n = n;
-	if (!p->on || (now = now_ms()) < p->next_ms)
+	if (!p->on || (now = cmd_now_ms()) < p->next_ms)
 		return;
 	redraw(p, "");
 	p->next_ms = now + 100;
