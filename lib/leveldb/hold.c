@@ -78,7 +78,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	char *err = NULL, identity[320];
-	int rc;
+	int rc, i;
 
 	if (s->db != NULL)
 		return 0;
@@ -103,8 +103,10 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	s->clean = ldb_marker_matches(s, &s->log_bytes);
 	if (!s->paused) {       /* see ldb_settle */
 		s->written = 0;
-		buf_reset(&s->lo);
-		buf_reset(&s->hi);
+		for (i = 0; i < SPANS; i++) {
+			buf_reset(&s->span[i].lo);
+			buf_reset(&s->span[i].hi);
+		}
 		buf_reset(&s->cuts);
 		s->cut_at = 0;
 	}

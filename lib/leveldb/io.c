@@ -69,17 +69,30 @@ ldb_get(perc_buf *out, struct ldb_store *s, perc_bytes key)
 	return rc == 1 ? PERC_ENOTFOUND : 0;
 }
 
-/* Widen the range of keys written in this session to take in key. */
+static struct ldb_span *
+span_of(struct ldb_store *s, perc_bytes key)
+{
+	switch (key.len > 0 ? ((const char *)key.data)[0] : 0) {
+	case REGION_CELL:   return &s->span[SPAN_CELLS];
+	case REGION_NOTIFY: return &s->span[SPAN_NOTIFY];
+	case REGION_LOG:    return &s->span[SPAN_LOG];
+	case REGION_LOCKS:  return &s->span[SPAN_LOCKS];
+	default:            return &s->span[SPAN_OTHER];
+	}
+}
+
+/* Widen the range of keys written in key's region to take it in. */
 static void
 range_add(struct ldb_store *s, const char *k, size_t klen)
 {
 	perc_bytes key = bytes_of(k, klen);
+	struct ldb_span *sp = span_of(s, key);
 
 	/* Out of memory: a narrower range is only compacted less. */
-	if (s->lo.len == 0 || bytes_cmp(key, buf_bytes(&s->lo)) < 0)
-		(void)buf_set(&s->lo, k, klen);
-	if (bytes_cmp(key, buf_bytes(&s->hi)) > 0)
-		(void)buf_set(&s->hi, k, klen);
+	if (sp->lo.len == 0 || bytes_cmp(key, buf_bytes(&sp->lo)) < 0)
+		(void)buf_set(&sp->lo, k, klen);
+	if (bytes_cmp(key, buf_bytes(&sp->hi)) > 0)
+		(void)buf_set(&sp->hi, k, klen);
 	if (s->cut_next) {
 		s->cut_next = 0;
 		s->cut_at = s->written + SLICE_BYTES;

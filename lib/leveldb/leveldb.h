@@ -39,6 +39,18 @@ struct ldb_log_entry {
 	perc_buf   key, value;      /* as stored */
 };
 
+/*
+ * The keys a session wrote in one key region (codec.h): the range its
+ * settling compacts (settle.c).  One range per region, since a range
+ * across two takes in every key between them: a load's cells and its
+ * change log entries would make each load compact the whole store.
+ */
+enum ldb_span_region { SPAN_CELLS, SPAN_NOTIFY, SPAN_LOG, SPAN_LOCKS,
+    SPAN_OTHER, SPANS };
+struct ldb_span {
+	perc_buf lo, hi;        /* empty: nothing written there */
+};
+
 struct ldb_store {
 	struct store            base;     /* first: the seam's view */
 	char                   *path;     /* DIR/store */
@@ -60,7 +72,7 @@ struct ldb_store {
 	uint64_t                log_bytes; /* in the log the next open
 	                                      replays: what this open
 	                                      replayed, and wrote since */
-	perc_buf                lo, hi;   /* the keys it wrote lie within */
+	struct ldb_span         span[SPANS]; /* the keys it wrote lie within */
 	perc_buf                cuts;     /* a key written every SLICE_BYTES,
 	                                     each after its length (size_t):
 	                                     the slices compacted in turn */

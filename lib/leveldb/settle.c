@@ -153,17 +153,45 @@ cut_cmp(const void *a, const void *b)
 }
 
 /*
- * Compact the range written, lo to hi, down to where nothing is below
- * it: a slice between two of its cuts at a time, in key order, handing
- * the store over between two slices to whoever waits for it.  A whole
- * range a big writer wrote takes seconds, which no waiter may be kept
- * out for; a slice, some SLICE_BYTES of writes, a tenth of one.
+ * Compact lo to hi, a slice between two of the sorted cuts at a time,
+ * handing the store over to whoever waits for it before each slice but
+ * the session's first (*sliced).  -1: the store was not had back.
+ */
+static int
+compact_span(struct ldb_store *s, perc_bytes lo, perc_bytes hi,
+    const perc_bytes *cut, size_t n, int *sliced)
+{
+	perc_bytes from = lo, to;
+	size_t i = 0;
+
+	do {
+		while (i < n && bytes_cmp(cut[i], from) <= 0)
+			i++;
+		to = i < n && bytes_cmp(cut[i], hi) < 0 ? cut[i] : hi;
+		if (*sliced && ldb_others_want_store(s->lockfd) &&
+		    hand_over(s) < 0)
+			return -1;
+		*sliced = 1;
+		kv_compact(s->db, from.data, from.len, to.data,
+		    to.len);          /* the memtable first */
+		s->log_bytes = 0;
+		from = to;
+	} while (to.data != hi.data);
+	return 0;
+}
+
+/*
+ * Compact the range written in each key region down to where nothing
+ * is below it, in slices (compact_span).  A whole range a big writer
+ * wrote takes seconds, which no waiter may be kept out for; a slice,
+ * some SLICE_BYTES of writes, a tenth of one.
  */
 static void
 compact_written(struct ldb_store *s)
 {
-	perc_bytes from = buf_bytes(&s->lo), to, *cut;
-	size_t n = 0, i, len, at;
+	perc_bytes *cut;
+	size_t n = 0, len, at;
+	int r, sliced = 0;
 
 	cut = malloc((s->cuts.len / sizeof(size_t) + 1) * sizeof(*cut));
 	for (at = 0; cut != NULL && at < s->cuts.len; at += len) {
@@ -172,16 +200,11 @@ compact_written(struct ldb_store *s)
 		cut[n++] = bytes_of(s->cuts.data + at, len);
 	}
 	qsort(cut, n, sizeof(*cut), cut_cmp);   /* none: one slice */
-	for (i = 0; i <= n; i++) {
-		to = i < n ? cut[i] : buf_bytes(&s->hi);
-		kv_compact(s->db, from.data, from.len, to.data,
-		    to.len);          /* the memtable first */
-		s->log_bytes = 0;
-		from = to;
-		if (i < n && ldb_others_want_store(s->lockfd) &&
-		    hand_over(s) < 0)
+	for (r = 0; r < SPANS; r++)
+		if (s->span[r].lo.len > 0 && compact_span(s,
+		    buf_bytes(&s->span[r].lo), buf_bytes(&s->span[r].hi), cut,
+		    n, &sliced) < 0)
 			break;
-	}
 	free(cut);
 }
 

@@ -66,11 +66,15 @@ static void ldb_release(struct store *base);
 static void
 ldb_dispose(struct ldb_store *s)
 {
+	int i;
+
 	ldb_release(&s->base);
 	oracle_dispose(&s->oracle);
 	dir_watch_close(&s->watch);
-	perc_buf_dispose(&s->lo);
-	perc_buf_dispose(&s->hi);
+	for (i = 0; i < SPANS; i++) {
+		perc_buf_dispose(&s->span[i].lo);
+		perc_buf_dispose(&s->span[i].hi);
+	}
 	perc_buf_dispose(&s->cuts);
 	perc_buf_dispose(&s->head_key);
 	perc_buf_dispose(&s->head_val);
