@@ -43,6 +43,9 @@
  * 4 (FORMAT_LOCK_INDEX, store.h): a LevelDB store with its lock index,
  * which a perc of format 3 would not keep.  Written for every LevelDB
  * directory, once its index is built; a Redis directory's stays 2 or 3.
+ * 5 (FORMAT_LOG_APART, store.h): a LevelDB store whose change log may
+ * hold entries written apart from their commit, which a perc of format
+ * 4 would take for damage.  Written for every LevelDB directory, as 4.
  */
 #define CONFIG_MAX     (1 << 20)
 
@@ -160,11 +163,11 @@ config_read(struct observed *o, char **store, const char *dir,
 		if (strncmp(line, "format ", 7) == 0) {
 			format = atoi(line + 7);
 			if (format < FORMAT_OLDEST ||
-			    format > FORMAT_LOCK_INDEX) {
+			    format > FORMAT_LOG_APART) {
 				rc = error_set(PERC_ENOTDB, "'%s' has data "
 				    "format '%s', which this perc (format %d) "
 				    "does not know; use a matching perc", dir,
-				    line + 7, FORMAT_LOCK_INDEX);
+				    line + 7, FORMAT_LOG_APART);
 				goto fail;
 			}
 		} else if (strncmp(line, "store ", 6) == 0 && format) {
@@ -206,7 +209,7 @@ int
 config_format(const char *store, const struct observed *o, int indexed)
 {
 	if (store == NULL && indexed)
-		return FORMAT_LOCK_INDEX;
+		return FORMAT_LOG_APART;
 	return o->nweak > 0 ? FORMAT_WEAK : FORMAT_VERSION;
 }
 

@@ -139,6 +139,13 @@ typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
  * the whole cell region, as it always can.
  */
 #define FORMAT_LOCK_INDEX 4
+/*
+ * 5: a LevelDB store whose change log may hold entries written apart
+ * from their commit (lib/leveldb/leveldb.h's LOG_OP_APART), which a
+ * perc of format 4 would take for damage.  A store of format 4 holds
+ * none, so it is only marked up.  The newest format.
+ */
+#define FORMAT_LOG_APART  5
 
 struct store;
 

@@ -368,7 +368,7 @@ fill_up() {
 	cat /dev/zero >> "$MNT/filler" 2>/dev/null || true
 }
 
-@test "a full disk: a directory of format 1 is still read, and marked format 4 once there is room" {
+@test "a full disk: a directory of format 1 is still read, and marked format 5 once there is room" {
 	perc_leveldb_only
 	mount_small_fs 2m
 	export PERC_DIR=$MNT/db
@@ -384,7 +384,7 @@ fill_up() {
 	assert_error_line "*no space left*"
 	rm "$MNT/filler"
 	run -0 perc set r c w
-	grep -qx 'format 4' "$PERC_DIR/config"
+	grep -qx 'format 5' "$PERC_DIR/config"
 	run -0 perc get r c
 	assert_output w
 }

@@ -127,24 +127,25 @@ setup() {
 	[ "$(ls -A "$D")" = notes.txt ]
 }
 
-@test "a data directory of format 1 is read, and marked format 4 by its next command" {
+@test "a data directory of format 1 is read, and marked format 5 by its next command" {
 	# Format 2 added cell heads to the LevelDB store, which a perc of
-	# format 1 would take for damaged locks; format 4, its lock index.
+	# format 1 would take for damaged locks; format 4, its lock index; 5,
+	# change log entries written apart from their commit.
 	perc_leveldb_only
 	perc init "$D"
 	perc -d "$D" set r c v
 	sed -i 's/^format .*/format 1/' "$D/config"
 	run -0 perc -d "$D" get r c
 	assert_output v
-	grep -qx 'format 4' "$D/config"
+	grep -qx 'format 5' "$D/config"
 	sed -i 's/^format .*/format 1/' "$D/config"
 	run -0 perc -d "$D" set r c w
-	grep -qx 'format 4' "$D/config"
+	grep -qx 'format 5' "$D/config"
 	run -0 perc -d "$D" get r c
 	assert_output w
 }
 
-@test "a directory of format 3 with a lock an older perc left: its lock index is built, the lock found, and the config marked format 4" {
+@test "a directory of format 3 with a lock an older perc left: its lock index is built, the lock found, and the config marked format 5" {
 	# Made by a perc of format 3 (init --observe-weak w; set a b c; a
 	# transaction of x y and x2 y stopped by after-prewrite-primary), so
 	# its lock on x has no entry in the lock index (store.h's
@@ -173,7 +174,7 @@ END
 	grep -qx 'format 3' "$D/config"
 	run -0 perc -d "$D" get a b
 	assert_output c
-	grep -qx 'format 4' "$D/config"
+	grep -qx 'format 5' "$D/config"
 	grep -qx 'observe-weak w' "$D/config"
 	run -0 perc -d "$D" status
 	assert_line "locks	1"

@@ -126,6 +126,7 @@ END
 	perc set -t "$T" n2 c x2
 	perc set -t "$T" n1 c x1
 	C=$(perc commit -t "$T")
+	grep -qx 'format 5' "$PERC_DIR/config"
 	run -0 changes --since 0
 	assert_output "$(printf '%s\t%s\t%s\t%s\t%s\n' \
 	    245856541261824 a a put 4 245856541261824 a z put 3 \
@@ -230,6 +231,32 @@ has_locks() {
 	has_locks 0
 	run -0 perc resolve-locks
 	assert_output ''
+}
+
+# acked N: has the load in the background printed N commit timestamps?
+acked() {
+	[ "$(wc -l < "$OUT.acks")" -ge "$1" ]
+}
+
+@test "log: a load in big one-step batches, killed by kill -9 as it commits, is in the feed just as scan finds it" {
+	# Batches of more than 1 MB write their change log entries ahead
+	# of their commit, apart (leveldb.h's LOG_OP_APART): those of a
+	# batch the kill cut short stand for nothing.
+	awk 'BEGIN { v = sprintf("%064d", 0); for (i = 0; i < 100000; i++)
+	    printf "r%06d\tc\t%s%d\n", i, v, i }' > "$BATS_TEST_TMPDIR/in"
+	T0=$(perc ts)
+	perc load --batch 16000 < "$BATS_TEST_TMPDIR/in" > "$OUT.acks" \
+	    2> /dev/null 3>&- &
+	BG_PIDS+=("$!")
+	poll 600 acked 2 || fail "the load committed no two batches"
+	kill -9 "$!"
+	wait "$!" || true
+	changes --since "$T0" | cut -f 2,3,5 > "$OUT.log"
+	perc scan > "$OUT.scan"
+	cmp "$OUT.log" "$OUT.scan"
+	[ "$(wc -l < "$OUT.scan")" -ge 32000 ]
+	[ "$(changes --since "$T0" | cut -f 1 | uniq | wc -l)" -eq \
+	    $(($(wc -l < "$OUT.scan") / 16000)) ]
 }
 
 # paused_load FAILPOINT LOCKS: a bulk load, live, paused at FAILPOINT

@@ -324,7 +324,7 @@ ask() {
 	assert_output ''
 }
 
-@test "a shell that opened a directory of format 1 marks it 4 without losing a column observed since" {
+@test "a shell that opened a directory of format 1 marks it 5 without losing a column observed since" {
 	perc_leveldb_only
 	perc set r c v
 	sed -i 's/^format .*/format 1/' "$PERC_DIR/config"
@@ -336,7 +336,7 @@ ask() {
 	run -0 perc init --observe c "$PERC_DIR"
 	ask "set r c w"
 	assert_equal "$st" ok
-	grep -qx 'format 4' "$PERC_DIR/config"
+	grep -qx 'format 5' "$PERC_DIR/config"
 	grep -qx 'observe c' "$PERC_DIR/config"
 	run -0 perc scan-notify
 	assert_output --partial r

@@ -202,6 +202,34 @@ ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync)
 	return ldb_write_logged(s, batch, sync, NULL);
 }
 
+/* Make the memtable a table: LevelDB starts a new, empty log. */
+void
+ldb_flush_memtable(struct ldb_store *s)
+{
+	kv_compact(s->db, "\xff", 1, "\xff", 1); /* no key's */
+	s->log_bytes = 0;
+}
+
+/*
+ * Write batch, change log entries of a commit that follows at once
+ * (LOG_OP_APART), into a table of LevelDB's of its own: the memtable
+ * is made a table before it, when it holds anything, and after it.
+ * Not synced: the commit's synced write makes it durable too.  With
+ * simulated power cuts LevelDB's background work is held, and the
+ * memtable stays as it is.
+ */
+int
+ldb_write_apart(struct ldb_store *s, struct kv_batch *batch)
+{
+	int rc;
+
+	if (s->log_bytes > 0 && !s->power_cuts)
+		ldb_flush_memtable(s);
+	if ((rc = ldb_write(s, batch, 0)) == 0 && !s->power_cuts)
+		ldb_flush_memtable(s);
+	return rc;
+}
+
 /*
  * store_ops.group: gather the writes of the steps that follow into one
  * batch (on), or write what was gathered and stop (off).  A synced

@@ -20,6 +20,16 @@
  */
 /* The head of an entry's value: the first cell's op, then start_ts. */
 #define LOG_HEAD_LEN 9
+/*
+ * A flag on the head's op: an entry written ahead of its commit, in a
+ * batch of its own (ldb_write_apart), which stands for a commit only if
+ * its first cell's write record at its commit_ts, of its start_ts, is
+ * there.  A big one-step commit writes its entries so: in its own
+ * batch, the entries (keys in REGION_LOG) and the cells would make one
+ * table of LevelDB's that spans every cell between the two, which each
+ * later compaction of cells would rewrite with it.
+ */
+#define LOG_OP_APART 0x80
 /* A further cell, before its row and column: op, two lengths. */
 #define LOG_CELL_LEN 9
 /* Whether a write of op is in the log: puts and deletes. */
@@ -36,6 +46,7 @@ struct ldb_log_cell {
 struct ldb_log_entry {
 	perc_ts    start_ts, commit_ts;
 	size_t     cells;           /* 0: empty */
+	int        apart;           /* written so: LOG_OP_APART */
 	perc_buf   key, value;      /* as stored */
 };
 
@@ -126,6 +137,8 @@ int  ldb_write(struct ldb_store *s, struct kv_batch *batch, int sync);
 int  ldb_write_logged(struct ldb_store *s, struct kv_batch *batch, int sync,
                       const struct ldb_log_cell *c);
 int  ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync);
+int  ldb_write_apart(struct ldb_store *s, struct kv_batch *batch);
+void ldb_flush_memtable(struct ldb_store *s);
 int  ldb_group(struct store *base, int on);
 struct kv_iter *ldb_iter(struct ldb_store *s);
 struct kv_iter *ldb_reader(struct ldb_store *s);

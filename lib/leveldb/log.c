@@ -77,10 +77,36 @@ txn_add(struct log_txn *t, const struct store_log *lg, perc_bytes row,
 	return 0;
 }
 
+/*
+ * Does the entry written apart (LOG_OP_APART) whose first cell is k's
+ * stand for a commit: is that cell's write record at k's commit_ts
+ * there, of start_ts?  One that is not never will be: its writer died
+ * before its commit's batch went in (it held the store from the one
+ * to the other, so no reader came between), and a commit tried again
+ * takes another commit_ts.  1, 0, or a failure.
+ */
+static int
+apart_committed(struct ldb_store *s, const struct key *k, perc_ts start_ts)
+{
+	perc_buf key = PERC_BUF_INIT, value = PERC_BUF_INIT;
+	struct write_rec wr;
+	int rc;
+
+	if ((rc = codec_key(&key, REGION_CELL, buf_bytes(&k->row),
+	    buf_bytes(&k->col), KIND_WRITE, k->ts)) == 0 &&
+	    (rc = ldb_get(&value, s, buf_bytes(&key))) == 0 &&
+	    (rc = codec_write_decode(&wr, value.data, value.len)) == 0)
+		rc = wr.start_ts == start_ts;
+	perc_buf_dispose(&key);
+	perc_buf_dispose(&value);
+	return rc == PERC_ENOTFOUND ? 0 : rc;
+}
+
 /* The cells of the entry k, v into t; *cells counts them all. */
 static int
-txn_gather(struct log_txn *t, const struct store_log *lg,
-    const struct key *k, const unsigned char *v, size_t vlen, size_t *cells)
+txn_gather(struct ldb_store *s, struct log_txn *t,
+    const struct store_log *lg, const struct key *k, const unsigned char *v,
+    size_t vlen, size_t *cells)
 {
 	const unsigned char *end = v + vlen;
 	perc_ts start_ts;
@@ -90,8 +116,11 @@ txn_gather(struct log_txn *t, const struct store_log *lg,
 	if (vlen < LOG_HEAD_LEN)
 		return log_malformed();
 	start_ts = codec_get_u64(v + 1);
+	if ((v[0] & LOG_OP_APART) &&
+	    (rc = apart_committed(s, k, start_ts)) <= 0)
+		return rc;
 	if ((rc = txn_add(t, lg, buf_bytes(&k->row), buf_bytes(&k->col),
-	    v[0], start_ts)) < 0)
+	    v[0] & ~LOG_OP_APART, start_ts)) < 0)
 		return rc;
 	(*cells)++;
 	for (v += LOG_HEAD_LEN; v < end; v += LOG_CELL_LEN + rlen + clen) {
@@ -223,8 +252,8 @@ ldb_log_read(struct store *base, struct store_log *lg)
 			t.commit_ts = pk.ts;
 		}
 		v = kv_iter_value(it, &vlen);
-		if ((rc = txn_gather(&t, lg, &pk, (const unsigned char *)v,
-		    vlen, &n)) < 0)
+		if ((rc = txn_gather(s, &t, lg, &pk,
+		    (const unsigned char *)v, vlen, &n)) < 0)
 			break;
 	}
 	if (rc == 0 && (rc = ldb_iter_error(it)) == 0)

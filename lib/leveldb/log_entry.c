@@ -50,7 +50,7 @@ log_start(struct ldb_log_entry *e, const struct ldb_log_cell *c)
 	unsigned char head[LOG_HEAD_LEN];
 	int rc;
 
-	head[0] = (unsigned char)c->op;
+	head[0] = (unsigned char)(c->op | (e->apart ? LOG_OP_APART : 0));
 	codec_put_u64(head + 1, c->start_ts);
 	if ((rc = buf_grow(&e->value, sizeof(head))) < 0 ||
 	    (rc = codec_log_key(&e->key, c->commit_ts, c->row, c->col)) < 0) {

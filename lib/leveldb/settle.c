@@ -100,14 +100,6 @@ compaction_owed(struct kv *db, int *l0, int *files, double *mb)
 #define FILES_SLACK  64
 #define FILES_PER_MB 2
 
-/* Make the memtable a table: LevelDB starts a new, empty log. */
-static void
-flush_memtable(struct ldb_store *s)
-{
-	kv_compact(s->db, "\xff", 1, "\xff", 1); /* no key's */
-	s->log_bytes = 0;
-}
-
 /*
  * Wait until LevelDB owes no compaction (all), or only while level 0
  * is at its slowdown mark; with yield, no longer than no one waits for
@@ -259,7 +251,7 @@ ldb_settle(struct ldb_store *s)
 		compact_written(s);
 	else if (s->log_bytes >= FLUSH_BYTES && (s->written >= FLUSH_BYTES ||
 	    !ldb_others_want_store(s->lockfd)))
-		flush_memtable(s);
+		ldb_flush_memtable(s);
 	if (s->db != NULL && settle_wait(s, s->written >= SETTLE_BYTES, 1,
 	    clock_deadline(SETTLE_MS)))
 		compact_all(s);
@@ -292,6 +284,6 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 	    s->power_cuts)
 		return;
 	if (s->log_bytes >= PAUSE_FLUSH_BYTES)
-		flush_memtable(s);
+		ldb_flush_memtable(s);
 	settle_wait(s, 0, 0, deadline_ms < settle ? deadline_ms : settle);
 }

@@ -236,8 +236,9 @@ ldb_wait_wake(struct store *base, int feed, int64_t deadline_ms,
 
 static const struct store_ops ldb_ops = {
 	.name           = "leveldb",
-	.data_format    = FORMAT_LOCK_INDEX, /* cell heads (2), and the
-	                                        lock index */
+	.data_format    = FORMAT_LOG_APART, /* cell heads (2), the lock
+	                                       index (4), entries of the
+	                                       change log apart (5) */
 	.upgrade        = ldb_upgrade,
 	.dispose        = ldb_free,
 	.acquire        = ldb_acquire,

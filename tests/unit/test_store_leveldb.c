@@ -140,6 +140,164 @@ test_log_entries_stay_small(const char *tmp)
 	CHECK(most <= 8192);
 }
 
+/*
+ * A one-step commit of BIG_CELLS cells, 1.2 MB: its change log entries
+ * are written apart from its cells (leveldb.h's LOG_OP_APART).
+ */
+#define BIG_CELLS 12000
+
+static void
+commit_big(perc_db *db, perc_ts *ts)
+{
+	char row[32], value[100];
+	perc_txn *txn;
+	int i;
+
+	memset(value, 'v', sizeof(value));
+	CHECK(perc_txn_begin(&txn, db) == 0);
+	for (i = 0; i < BIG_CELLS; i++) {
+		snprintf(row, sizeof(row), "row%09d", i);
+		CHECK(perc_txn_set(txn, str(row), str("c"),
+		    bytes_of(value, sizeof(value))) == 0);
+	}
+	CHECK(perc_txn_commit(ts, txn) == 0);
+	perc_txn_free(txn);
+}
+
+/*
+ * The tables of LevelDB's that hold both change log entries and cells,
+ * from its leveldb.sstables property: each line of a table gives its
+ * first key, then "..", then its last, each after a quote.
+ */
+static int
+tables_across(const char *dir)
+{
+	char path[4300], *err = NULL, *v, *line, *next, *last;
+	struct kv *kv;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/store", dir);
+	if ((kv = kv_open(path, 0, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		return -1;
+	}
+	v = kv_property(kv, "leveldb.sstables");
+	for (line = v; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((line = strstr(line, "['")) == NULL ||
+		    (last = strstr(line, ".. '")) == NULL)
+			continue;
+		n += line[2] == REGION_LOG && last[4] == REGION_CELL;
+	}
+	free(v);
+	kv_close(kv);
+	return n;
+}
+
+/* The changes perc_log_round gives, counted. */
+static int
+count_change(void *arg, perc_ts commit_ts, perc_bytes row, perc_bytes col,
+    int is_put, perc_bytes value)
+{
+	(void)commit_ts;
+	(void)row;
+	(void)col;
+	(void)is_put;
+	(void)value;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+static int
+log_changes(perc_db *db, size_t *n)
+{
+	perc_log *lg;
+	perc_ts resolved;
+	int rc;
+
+	*n = 0;
+	if ((rc = perc_log_open(&lg, db, 1, 0, str(""), NULL)) < 0)
+		return rc;
+	rc = perc_log_round(lg, &resolved, count_change, n);
+	perc_log_free(lg);
+	return rc;
+}
+
+/*
+ * A big one-step commit's entries go in a table of their own: in one
+ * with its cells, they would make it span every cell between the two
+ * regions, which LevelDB's compactions of cells would rewrite with it.
+ * The log gives each cell once.
+ */
+static void
+test_big_commit_log_apart(const char *tmp)
+{
+	char dir[4200];
+	perc_db *db;
+	perc_ts ts;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/apart", tmp);
+	CHECK(perc_db_init(dir, NULL, 0) == 0);
+	CHECK(perc_db_open(&db, dir) == 0);
+	commit_big(db, &ts);
+	CHECK(log_changes(db, &n) == 0);
+	CHECK(n == BIG_CELLS);
+	perc_db_close(db);
+	CHECK(tables_across(dir) == 0);
+}
+
+/*
+ * What a crash between a big one-step commit's entries and its cells
+ * leaves, the entries alone (here: the cells' keys removed), is not in
+ * the log, and reading past it is no error.
+ */
+static void
+test_apart_entries_without_commit(const char *tmp)
+{
+	char dir[4200], path[4300], *err = NULL;
+	struct kv_batch *b;
+	struct kv_iter *it;
+	const char *k;
+	size_t klen, n;
+	struct kv *kv;
+	perc_db *db;
+	perc_ts ts;
+
+	snprintf(dir, sizeof(dir), "%s/orphan", tmp);
+	CHECK(perc_db_init(dir, NULL, 0) == 0);
+	CHECK(perc_db_open(&db, dir) == 0);
+	commit_big(db, &ts);
+	perc_db_close(db);
+	snprintf(path, sizeof(path), "%s/store", dir);
+	if ((kv = kv_open(path, 0, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		CHECK(0);
+		return;
+	}
+	b = kv_batch_new();
+	it = kv_iter_new(kv);
+	for (kv_iter_seek(it, (const char []){ REGION_CELL }, 1);
+	    kv_iter_valid(it); kv_iter_next(it)) {
+		k = kv_iter_key(it, &klen);
+		if (k[0] != REGION_CELL)
+			break;
+		kv_batch_delete(b, k, klen);
+	}
+	kv_iter_free(it);
+	CHECK(kv_write(kv, b, 1, &err) == 0);
+	kv_batch_free(b);
+	kv_close(kv);
+	CHECK(perc_db_open(&db, dir) == 0);
+	CHECK(perc_set(&ts, db, str("after"), str("c"), str("v")) == 0);
+	CHECK(log_changes(db, &n) == 0);
+	CHECK(n == 1);
+	perc_db_close(db);
+}
+
 /* How many bulk commits' markers the lock index of the store in dir
    holds (lib/leveldb/head.c's ldb_marker_key). */
 static int
@@ -278,6 +436,10 @@ test_bulk_commit_marker(const char *tmp)
 }
 
 const struct unit_test store_leveldb_tests[] = {
+	{ "leveldb store: a big one-step commit's change log entries go in "
+	    "a table apart from its cells", test_big_commit_log_apart },
+	{ "leveldb store: entries written apart whose commit never went in "
+	    "are not in the log", test_apart_entries_without_commit },
 	{ "leveldb store: a transaction's change log entries stay about a "
 	    "block each", test_log_entries_stay_small },
 	{ "leveldb store: a bulk commit's marker in the lock index, found, "
