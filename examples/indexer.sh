@@ -399,7 +399,7 @@ demo() {
 	caught_up 300
 	verify
 	echo "# the index: word, occurrences, documents (the 10 most frequent)"
-	index | sort -t "$(printf '\t')" -k 2,2nr -k 1,1 | head -10
+	index | sort -t "$(printf '\t')" -k 2,2nr -k 1,1 | sed -n '1,10p'
 }
 
 # delete FIRST N: delete documents FIRST to FIRST+N-1 in one transaction.
