@@ -138,16 +138,16 @@ rc_io_timeout(int64_t deadline, size_t bytes)
 }
 
 /*
- * AUTH on a new connection, when the URL gave a password: 0, or -1
- * with why noted.  The server's refusal names no password.
+ * AUTH on a new connection, when the URL gave a password: 0, or why it
+ * failed (cluster_internal.h).  The server's refusal names no password.
  */
-static int
-node_auth(rc_cluster *cl, int k)
+int
+rc_auth(rc_cluster *cl, redisContext *c, char *why, size_t whylen)
 {
 	const char *argv[3] = { "AUTH", cl->user, cl->pass };
 	size_t argvlen[3] = { 4, 0, 0 }, skip = cl->user == NULL;
 	redisReply *r;
-	char why[160];
+	int rc = 0;
 
 	if (cl->pass == NULL)
 		return 0;
@@ -155,19 +155,29 @@ node_auth(rc_cluster *cl, int k)
 	argvlen[skip] = 4;
 	argvlen[1] = strlen(argv[1]);
 	argvlen[2] = strlen(argv[2]);
-	r = redisCommandArgv(cl->nodes[k].ctx, 3 - (int)skip, argv + skip,
-	    argvlen + skip);
+	r = redisCommandArgv(c, 3 - (int)skip, argv + skip, argvlen + skip);
 	if (r == NULL) {
-		rc_node_fail(cl, k, cl->nodes[k].ctx->errstr);
-		return -1;
+		snprintf(why, whylen, "%s", c->errstr);
+		return RC_AUTH_FAILED;
 	}
 	if (r->type == REDIS_REPLY_ERROR) {
-		snprintf(why, sizeof(why), "AUTH refused: %s", r->str);
-		freeReplyObject(r);
+		snprintf(why, whylen, "AUTH refused: %s", r->str);
+		rc = RC_AUTH_REFUSED;
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
+/* AUTH on node k's new connection: 0, or -1 with why noted. */
+static int
+node_auth(rc_cluster *cl, int k)
+{
+	char why[160];
+
+	if (rc_auth(cl, cl->nodes[k].ctx, why, sizeof(why)) < 0) {
 		rc_node_fail(cl, k, why);
 		return -1;
 	}
-	freeReplyObject(r);
 	return 0;
 }
 

@@ -82,6 +82,17 @@ redisReply *rc_node_call(rc_cluster *cl, int k, int argc, const char **argv,
 /* Has master k a replica it does not suspect, though the map lists none? */
 int   rc_has_replica(rc_cluster *cl, int k, int64_t deadline);
 
+/* cluster.c, for subscribe.c too. */
+
+/*
+ * AUTH on a new connection c, when the URL gave a password: 0, or one
+ * of the two failures below with why (whylen bytes) saying what went
+ * wrong.  The server's refusal names no password.
+ */
+#define RC_AUTH_FAILED  (-1)    /* the connection failed: c->errstr */
+#define RC_AUTH_REFUSED (-2)    /* "AUTH refused: " and the server's reply */
+int   rc_auth(rc_cluster *cl, redisContext *c, char *why, size_t whylen);
+
 /* cluster.c, for pipeline.c: the map and the call. */
 
 /* A new call: the process's own connections, no failure noted yet. */

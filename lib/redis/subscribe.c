@@ -19,30 +19,6 @@ struct rc_sub {
 	pid_t         pid;
 };
 
-/* AUTH on c when the URL gave a password: 0, or PERC_EIO. */
-static int
-sub_auth(rc_cluster *cl, redisContext *c)
-{
-	const char *argv[3] = { "AUTH", cl->user, cl->pass };
-	size_t len[3] = { 4, 0, 0 }, skip = cl->user == NULL;
-	redisReply *r;
-	int rc = 0;
-
-	if (cl->pass == NULL)
-		return 0;
-	argv[skip] = "AUTH";
-	len[skip] = 4;
-	len[1] = strlen(argv[1]);
-	len[2] = strlen(argv[2]);
-	r = redisCommandArgv(c, 3 - (int)skip, argv + skip, len + skip);
-	if (r == NULL || r->type == REDIS_REPLY_ERROR)
-		rc = error_set(PERC_EIO, "AUTH refused on the wakeup's "
-		    "connection");
-	if (r != NULL)
-		freeReplyObject(r);
-	return rc;
-}
-
 /* Is r the push message kind, "smessage" or "sunsubscribe"? */
 static int
 push_is(const redisReply *r, const char *kind)
@@ -63,6 +39,7 @@ rc_subscribe(rc_sub **out, rc_cluster *cl, perc_bytes channel,
 	struct node *nd;
 	size_t nmasters;
 	int *masters, k, rc;
+	char why[160];
 
 	*out = NULL;
 	if ((rc = rc_masters(&masters, &nmasters, cl, deadline_ms)) < 0)
@@ -80,8 +57,17 @@ rc_subscribe(rc_sub **out, rc_cluster *cl, perc_bytes channel,
 		    nd->name, c != NULL ? c->errstr : "out of memory");
 		goto fail;
 	}
-	if ((rc = sub_auth(cl, c)) < 0)
+	switch (rc_auth(cl, c, why, sizeof(why))) {
+	case RC_AUTH_FAILED:
+		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s",
+		    nd->name, why);
 		goto fail;
+	case RC_AUTH_REFUSED:
+		rc = error_set(PERC_EIO, "%s refused the wakeup's connection "
+		    "(%s); check the user and password in the store URL "
+		    "given to 'perc init --store'", nd->name, why);
+		goto fail;
+	}
 	r = redisCommandArgv(c, 2, argv, len);
 	if (r == NULL || !push_is(r, "ssubscribe")) {
 		rc = error_set(PERC_EIO, "%s refused SSUBSCRIBE for the "
