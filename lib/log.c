@@ -106,8 +106,6 @@ perc_log_open(perc_log **out, perc_db *db, int has_since, perc_ts since,
 	int rc;
 
 	*out = NULL;
-	if (!store_keeps_log(db->store))
-		return error_set(PERC_EUSAGE, "this store keeps no change log");
 	if ((lg = calloc(1, sizeof(*lg))) == NULL)
 		return error_set(PERC_EIO, "out of memory");
 	lg->db = db;
@@ -269,7 +267,7 @@ read_batch(perc_log *lg, perc_ts r, perc_ts *upto)
 	sl.max = LOG_BATCH;
 	sl.change = add_change;
 	sl.arg = lg;
-	rc = store_log_read(lg->db->store, &sl);
+	rc = lg->db->store->ops->log_read(lg->db->store, &sl);
 	*upto = sl.upto;
 	return rc;
 }

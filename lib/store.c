@@ -25,12 +25,6 @@ store_shared(const struct store *s)
 }
 
 int
-store_keeps_log(const struct store *s)
-{
-	return s->ops->log_read != NULL;
-}
-
-int
 store_groups(const struct store *s)
 {
 	return s->ops->group != NULL;
@@ -155,17 +149,6 @@ store_commit_at_once(struct store *s, const struct writeset *ws,
 	if (s->ops->commit_at_once == NULL)
 		return PERC_ELOCKED;    /* the two steps, a cell at a time */
 	return s->ops->commit_at_once(s, ws, flags, start_ts, commit_ts);
-}
-
-int
-store_log_read(struct store *s, struct store_log *lg)
-{
-	if (s->ops->log_read == NULL) {
-		lg->upto = lg->to;      /* a log that holds nothing */
-		lg->done = 1;
-		return 0;
-	}
-	return s->ops->log_read(s, lg);
 }
 
 void

@@ -347,8 +347,7 @@ struct store_ops {
 	int  (*safe_point)(struct store *s, perc_ts *out);
 	int  (*safe_point_raise)(struct store *s, perc_ts sp);
 	int  (*gc)(struct store *s, struct store_gc *gc);
-	/* The change log: one batch (struct store_log).  NULL: the store
-	   keeps none (perc log refuses to start). */
+	/* The change log: one batch (struct store_log). */
 	int  (*log_read)(struct store *s, struct store_log *lg);
 
 	/*
@@ -460,8 +459,6 @@ struct store_ops {
 int  store_exclusive(const struct store *s);
 /* Do other data directories share the store (open_publish)? */
 int  store_shared(const struct store *s);
-/* Does the store keep a change log (log_read)? */
-int  store_keeps_log(const struct store *s);
 /* Can it gather steps into one batch (group)? */
 int  store_groups(const struct store *s);
 /* Does it take a step on many cells at once (prewrite_many,
@@ -491,7 +488,6 @@ int  store_rollback_many(struct store *s, const struct write *const *w,
 int  store_commit_at_once(struct store *s, const struct writeset *ws,
                           const unsigned *flags, perc_ts start_ts,
                           perc_ts commit_ts);
-int  store_log_read(struct store *s, struct store_log *lg);
 void store_wake(struct store *s, int feed);
 int  store_wait_wake(struct store *s, int feed, int64_t deadline_ms,
                      const sigset_t *mask);
