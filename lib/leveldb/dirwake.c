@@ -54,6 +54,26 @@ dir_watch_close(struct dir_watch *w)
 }
 
 /*
+ * PERC_EIO, the watch closed, saying what to do about err, which
+ * inotify_init1(2) or inotify_add_watch(2) gave.
+ */
+static int
+watch_failed(struct dir_watch *w, const char *path, int err)
+{
+	const char *fix = "check that it is readable";
+
+	if (err == ENOSPC)
+		fix = "raise the inotify limit fs.inotify.max_user_watches "
+		    "(sysctl)";
+	else if (err == EMFILE)
+		fix = "raise the inotify limit fs.inotify.max_user_instances "
+		    "(sysctl) or the open file limit (ulimit -n)";
+	dir_watch_close(w);
+	return error_set(PERC_EIO, "cannot watch '%s': %s; %s", path,
+	    strerror(err), fix);
+}
+
+/*
  * The watch, on DIR/wake, made first if need be (a directory made
  * before there were wakeups has none).  0 or PERC_EIO.
  */
@@ -65,20 +85,24 @@ watch_arm(struct dir_watch *w, const char *dir, const char *name)
 
 	wake_path(path, sizeof(path), dir, name);
 	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
-		return error_set(PERC_EIO, "cannot watch '%s': %s", path,
-		    strerror(errno));
+		return watch_failed(w, path, errno);
 	w->pid = getpid();
 	if (inotify_add_watch(w->fd, path, IN_OPEN) >= 0)
 		return 0;
-	if (errno == ENOENT &&
-	    (fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+	if (errno == ENOENT) {
+		fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			error_set(PERC_EIO, "cannot make '%s' to watch it: %s; "
+			    "check that '%s' is writable", path,
+			    strerror(errno), dir);
+			dir_watch_close(w);
+			return PERC_EIO;
+		}
 		close(fd);
 		if (inotify_add_watch(w->fd, path, IN_OPEN) >= 0)
 			return 0;
 	}
-	error_set(PERC_EIO, "cannot watch '%s': %s", path, strerror(errno));
-	dir_watch_close(w);
-	return PERC_EIO;
+	return watch_failed(w, path, errno);
 }
 
 /*
