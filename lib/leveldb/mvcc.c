@@ -129,6 +129,25 @@ data_put(struct kv_batch *b, perc_buf *key, const struct write *w,
 }
 
 /*
+ * Add to b the write record of transaction start_ts on (row, col) at
+ * ts, of kind op.  key and enc are the caller's scratch buffers.
+ */
+static int
+write_put(struct kv_batch *b, perc_buf *key, perc_buf *enc, perc_bytes row,
+    perc_bytes col, int op, perc_ts start_ts, perc_ts ts)
+{
+	struct write_rec w;
+	int rc;
+
+	w.op = op;
+	w.start_ts = start_ts;
+	if ((rc = codec_key(key, REGION_CELL, row, col, KIND_WRITE, ts)) == 0 &&
+	    (rc = codec_write_encode(enc, &w)) == 0)
+		kv_batch_put(b, key->data, key->len, enc->data, enc->len);
+	return rc;
+}
+
+/*
  * Add to b, with a bulk commit's primary lock, its transaction's marker
  * in the lock index (codec.h's REGION_LOCKS): before any of its
  * secondaries' locks, which have no entry of their own.
@@ -257,7 +276,6 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	struct ldb_log_cell lc;
 	struct cell_head head;
 	struct lock_rec blocker;
-	struct write_rec wr;
 	struct cell c;
 	perc_ts at;
 	size_t i;
@@ -270,7 +288,6 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	memset(&log, 0, sizeof(log));
 	if ((log.apart = log_apart(ws)))
 		lb = kv_batch_new();
-	wr.start_ts = start_ts;
 	lc.start_ts = start_ts;
 	lc.commit_ts = commit_ts;
 	for (i = 0; i < ws->n && rc == 0; i++) {
@@ -282,17 +299,12 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 		    (rc = prewrite_check(&c, s, w, start_ts, &at,
 		    &blocker, &head, 1)) == 0 &&
 		    (rc = data_put(b, &c.key, w, start_ts, flags[i])) == 0 &&
-		    (rc = codec_key(&c.key, REGION_CELL, row, col, KIND_WRITE,
+		    (rc = write_put(b, &c.key, &enc, row, col, w->op, start_ts,
 		    commit_ts)) == 0) {
-			wr.op = w->op;
-			if ((rc = codec_write_encode(&enc, &wr)) == 0)
-				kv_batch_put(b, c.key.data,
-				    c.key.len, enc.data, enc.len);
 			lc.row = row;
 			lc.col = col;
 			lc.op = w->op;
-			if (rc == 0)
-				rc = ldb_log_add(&log, lb, &lc);
+			rc = ldb_log_add(&log, lb, &lc);
 			/* No lock here.  A lock-only write changes a
 			   head's written_at alone; and a load starts no
 			   head, so a cell without one may have nothing
@@ -358,18 +370,14 @@ commit_put(struct kv_batch *b, perc_bytes row, perc_bytes col,
 {
 	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
 	perc_bytes value = head->lock_value;
-	struct write_rec w;
 	int rc, had = head->newest_op != 0;
 
-	w.op = lock->op;
-	w.start_ts = start_ts;
 	ldb_head_newest(head, lock->op, start_ts, commit_ts,
 	    head->lock_has_value ? &value : NULL);
 	if ((rc = ldb_put_head(b, &key, row, col, head, NULL, had,
-	    flags)) == 0 &&
-	    (rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
-	    commit_ts)) == 0 && (rc = codec_write_encode(&enc, &w)) == 0)
-		kv_batch_put(b, key.data, key.len, enc.data, enc.len);
+	    flags)) == 0)
+		rc = write_put(b, &key, &enc, row, col, lock->op, start_ts,
+		    commit_ts);
 	perc_buf_dispose(&key);
 	perc_buf_dispose(&enc);
 	return rc;
@@ -452,7 +460,6 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 {
 	perc_buf key = PERC_BUF_INIT, enc = PERC_BUF_INIT;
 	struct kv_batch *b = NULL;
-	struct write_rec w;
 	perc_ts at;
 	int rc, op;
 
@@ -474,12 +481,9 @@ ldb_rollback(struct store *base, perc_bytes row, perc_bytes col,
 	    start_ts)) < 0)
 		goto done;
 	kv_batch_delete(b, key.data, key.len);
-	w.op = OP_ROLLBACK;
-	w.start_ts = start_ts;
-	if ((rc = codec_key(&key, REGION_CELL, row, col, KIND_WRITE,
-	    start_ts)) < 0 || (rc = codec_write_encode(&enc, &w)) < 0)
+	if ((rc = write_put(b, &key, &enc, row, col, OP_ROLLBACK, start_ts,
+	    start_ts)) < 0)
 		goto done;
-	kv_batch_put(b, key.data, key.len, enc.data, enc.len);
 	/*
 	 * Not synced.  A rollback a power cut takes leaves a lock whose
 	 * owner died with the machine: the next reader rolls it back again.
