@@ -3,6 +3,7 @@
 #define CMD_H
 
 #include <getopt.h>
+#include <signal.h>
 
 #include "perc.h"
 
@@ -58,6 +59,7 @@ extern const size_t cmd_count;
  * returns -rc.
  */
 int64_t cmd_now_ms(void);             /* the monotonic clock, ms */
+void cmd_block_stop_signals(sigset_t *old);
 int  cmd_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));      /* returns 2 */
 int  cmd_bad_option(const char *usage, int ch, char **argv); /* 2 */

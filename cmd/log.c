@@ -135,14 +135,10 @@ follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 	struct stuck st = { 0, 0, 0, 0 };
 	perc_ts r, shown = *resolved;
 	int64_t shown_ms = cmd_now_ms(), poll_ms = perc_log_poll_ms();
-	sigset_t stop_sigs, asleep;
+	sigset_t asleep;
 	int rc = 0;
 
 	st.say_ms = perc_log_stuck_ms();
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-
 	while (!stop && !p->closed) {
 		p->last = 0;
 		if ((rc = perc_log_round(lg, &r, print_change, p)) < 0)
@@ -160,7 +156,7 @@ follow(perc_log *lg, struct printer *p, perc_ts *resolved)
 		}
 		*resolved = r;
 		say_stuck(&st, lg, r);
-		sigprocmask(SIG_BLOCK, &stop_sigs, &asleep);
+		cmd_block_stop_signals(&asleep);
 		if (!stop)
 			perc_log_wait(lg, poll_ms, &asleep);
 		sigprocmask(SIG_SETMASK, &asleep, NULL);

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "coprocess.h"
 
@@ -147,11 +147,9 @@ static int64_t
 idle_ms(int64_t retry_at)
 {
 	int64_t ms = perc_notify_poll_ms(), due;
-	struct timespec now;
 
-	if (retry_at != 0 && clock_gettime(CLOCK_REALTIME, &now) == 0) {
-		due = retry_at - ((int64_t)now.tv_sec * 1000 +
-		    now.tv_nsec / 1000000);
+	if (retry_at != 0) {
+		due = retry_at - clock_wall_ms();
 		due = due < 0 ? 0 : due;
 		ms = due < ms ? due : ms;
 	}
@@ -170,14 +168,11 @@ idle_ms(int64_t retry_at)
 static int
 run_loop(struct perc_ctx *ctx, perc_bytes column, perc_observer *obs)
 {
-	sigset_t stop_sigs, asleep;
+	sigset_t asleep;
 	int64_t retry_at = 0;
 	size_t ran;
 	int rc;
 
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
 	obs->retry_at_ms = &retry_at;
 	for (;;) {
 		rc = perc_observer_pass(&ran, ctx->db, column, obs);
@@ -193,7 +188,7 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, perc_observer *obs)
 			return 0;
 		if (ran > 0)
 			continue;       /* more may have come meanwhile */
-		sigprocmask(SIG_BLOCK, &stop_sigs, &asleep);
+		cmd_block_stop_signals(&asleep);
 		if (!stopping)
 			perc_notify_wait(ctx->db, idle_ms(retry_at), &asleep);
 		sigprocmask(SIG_SETMASK, &asleep, NULL);

@@ -1,6 +1,7 @@
 /* cmd/util.c - helpers every command shares: usage, errors, arguments */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,24 @@ cmd_parse_seconds(int64_t *out_ms, const char *arg)
 		return -1;
 	*out_ms = (int64_t)(v * 1000);
 	return 0;
+}
+
+/*
+ * Block SIGINT and SIGTERM, which end a command that waits, until
+ * sigprocmask(SIG_SETMASK, old, NULL); *old is the mask they were
+ * blocked from, for the wait to sleep with (ppoll(2)'s way).  A stop
+ * that comes after the caller's last look then still ends the sleep
+ * at once, instead of being missed until the next wakeup.
+ */
+void
+cmd_block_stop_signals(sigset_t *old)
+{
+	sigset_t stop_sigs;
+
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_sigs, old);
 }
 
 /* The monotonic clock, in ms. */
