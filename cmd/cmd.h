@@ -65,6 +65,7 @@ int  cmd_usage_error(const char *usage, const char *fmt, ...)
 int  cmd_bad_option(const char *usage, int ch, char **argv); /* 2 */
 int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
 int  cmd_fail(int rc);
+int  cmd_out_of_memory(void);           /* says so; returns 7 */
 int  cmd_open_db(struct perc_ctx *ctx);
 int  cmd_parse_ts(perc_ts *out, const char *arg);
 int  cmd_check_operands(const char *usage, int argc, char **argv,

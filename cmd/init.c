@@ -30,7 +30,7 @@ cmd_init(int argc, char **argv, struct perc_ctx *ctx)
 
 	/* Each list is never longer than the arguments: two halves. */
 	if ((observe = calloc(2 * (size_t)argc, sizeof(*observe))) == NULL)
-		return cmd_fail(PERC_EIO);
+		return cmd_out_of_memory();
 	weak = observe + argc;
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
 	    NULL)) != -1) {

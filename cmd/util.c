@@ -78,6 +78,14 @@ cmd_fail(int rc)
 	return -rc;
 }
 
+/* For a command's own allocation: libperc's failures say it themselves. */
+int
+cmd_out_of_memory(void)
+{
+	fprintf(stderr, "perc: out of memory; free some memory and retry\n");
+	return -PERC_EIO;
+}
+
 int
 cmd_open_db(struct perc_ctx *ctx)
 {

@@ -33,7 +33,7 @@ cmd_wait(int argc, char **argv, struct perc_ctx *ctx)
 
 	/* At most one column an argument. */
 	if ((cols = calloc((size_t)argc, sizeof(*cols))) == NULL)
-		return cmd_fail(PERC_EIO);
+		return cmd_out_of_memory();
 	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
 	    NULL)) != -1) {
 		switch (ch) {
