@@ -211,20 +211,17 @@ ldb_flush_memtable(struct ldb_store *s)
 }
 
 /*
- * Write batch, change log entries of a commit that follows at once
- * (LOG_OP_APART), into a table of LevelDB's of its own: the memtable
- * is made a table before it, when it holds anything, and after it.
- * Not synced: the commit's synced write makes it durable too.  With
- * simulated power cuts LevelDB's background work is held, and the
- * memtable stays as it is.
+ * Write batch, change log entries of a big commit that follows at once
+ * (LOG_OP_APART), then make the memtable a table, so that the commit's
+ * cells go into one of their own.  Not synced: the commit's synced
+ * write makes it durable too.  With simulated power cuts LevelDB's
+ * background work is held, and the memtable stays as it is.
  */
 int
 ldb_write_apart(struct ldb_store *s, struct kv_batch *batch)
 {
 	int rc;
 
-	if (s->log_bytes > 0 && !s->power_cuts)
-		ldb_flush_memtable(s);
 	if ((rc = ldb_write(s, batch, 0)) == 0 && !s->power_cuts)
 		ldb_flush_memtable(s);
 	return rc;

@@ -238,8 +238,8 @@ done:
 
 /*
  * Does a one-step commit of ws write its change log entries apart
- * (LOG_OP_APART): from LOG_APART_BYTES of cells, whose commit takes
- * some 10 ms, of which the two tables made of memtables take 1 or 2.
+ * (LOG_OP_APART): from LOG_APART_BYTES of cells, whose load takes some
+ * 25 ms here, a few of which the table of the entries' memtable takes.
  */
 #define LOG_APART_BYTES ((size_t)1 << 20)
 
