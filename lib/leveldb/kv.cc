@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -225,16 +226,33 @@ read_options()
 	return options;
 }
 
+} // namespace
+
+/*
+ * An iterator, and what its last seek found: no key lies from that
+ * seek's target up to where it stopped (to the end, when not valid).
+ * Another seek to a target in that stretch would stop where it is, so
+ * it is not made: the checks of a commit of new rows in order, a load
+ * of them, seek every level once, not once a cell.  A step forgets it.
+ */
+struct kv_iter {
+	leveldb::Iterator *it;
+	std::string        target;     // of the last seek
+	bool               landed;     // not moved since
+};
+
+namespace {
+
 leveldb::Iterator *
 rep(struct kv_iter *it)
 {
-	return reinterpret_cast<leveldb::Iterator *>(it);
+	return it->it;
 }
 
 const leveldb::Iterator *
 rep(const struct kv_iter *it)
 {
-	return reinterpret_cast<const leveldb::Iterator *>(it);
+	return it->it;
 }
 
 } // namespace
@@ -415,36 +433,54 @@ kv_batch_each(const struct kv_batch *b, void *arg,
 extern "C" struct kv_iter *
 kv_iter_new(struct kv *db)
 {
-	return reinterpret_cast<kv_iter *>(db->db->NewIterator(read_options()));
+	return new kv_iter{db->db->NewIterator(read_options()), std::string(),
+	    false};
 }
 
 extern "C" void
 kv_iter_free(struct kv_iter *it)
 {
-	delete rep(it);
+	delete it->it;
+	delete it;
 }
 
 extern "C" void
 kv_iter_seek(struct kv_iter *it, const char *k, size_t klen)
 {
-	rep(it)->Seek(leveldb::Slice(k, klen));
+	leveldb::Slice target(k, klen);
+
+	if (it->landed && it->it->status().ok() &&
+	    target.compare(it->target) >= 0 &&
+	    (!it->it->Valid() || target.compare(it->it->key()) <= 0))
+		return;
+	it->it->Seek(target);
+	it->landed = false;
+	try {
+		it->target.assign(k, klen);
+		it->landed = true;
+	} catch (const std::bad_alloc &) {
+		/* the next seek is made */
+	}
 }
 
 extern "C" void
 kv_iter_seek_first(struct kv_iter *it)
 {
+	it->landed = false;
 	rep(it)->SeekToFirst();
 }
 
 extern "C" void
 kv_iter_seek_last(struct kv_iter *it)
 {
+	it->landed = false;
 	rep(it)->SeekToLast();
 }
 
 extern "C" void
 kv_iter_next(struct kv_iter *it)
 {
+	it->landed = false;
 	rep(it)->Next();
 }
 

@@ -140,6 +140,64 @@ test_log_entries_stay_small(const char *tmp)
 	CHECK(most <= 8192);
 }
 
+/* Where a seek of it to target lands: the key, or "" at the end. */
+static const char *
+seek_to(struct kv_iter *it, const char *target)
+{
+	static char at[16];
+	const char *k;
+	size_t klen;
+
+	kv_iter_seek(it, target, strlen(target));
+	if (!kv_iter_valid(it))
+		return "";
+	k = kv_iter_key(it, &klen);
+	snprintf(at, sizeof(at), "%.*s", (int)klen, k);
+	return at;
+}
+
+/*
+ * An iterator skips a seek that its last one shows would not move it
+ * (kv.cc): each seek still lands where a fresh one would, before, at
+ * and past where it stands, after a step, and past the end.
+ */
+static void
+test_seek_lands_as_fresh(const char *tmp)
+{
+	char path[4200], *err = NULL;
+	struct kv_batch *b = kv_batch_new();
+	struct kv_iter *it;
+	struct kv *kv;
+
+	snprintf(path, sizeof(path), "%s/kv", tmp);
+	if ((kv = kv_open(path, KV_CREATE, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		CHECK(0);
+		kv_batch_free(b);
+		return;
+	}
+	kv_batch_put(b, "b", 1, "", 0);
+	kv_batch_put(b, "d", 1, "", 0);
+	CHECK(kv_write(kv, b, 0, &err) == 0);
+	it = kv_iter_new(kv);
+	CHECK(strcmp(seek_to(it, "a"), "b") == 0);
+	CHECK(strcmp(seek_to(it, "b"), "b") == 0);
+	CHECK(strcmp(seek_to(it, "a"), "b") == 0);
+	CHECK(strcmp(seek_to(it, "c"), "d") == 0);
+	CHECK(strcmp(seek_to(it, "c"), "d") == 0);
+	kv_iter_next(it);
+	CHECK(!kv_iter_valid(it));
+	CHECK(strcmp(seek_to(it, "d"), "d") == 0);
+	CHECK(strcmp(seek_to(it, "e"), "") == 0);
+	CHECK(strcmp(seek_to(it, "f"), "") == 0);
+	CHECK(strcmp(seek_to(it, "c"), "d") == 0);
+	CHECK(strcmp(seek_to(it, ""), "b") == 0);
+	kv_iter_free(it);
+	kv_batch_free(b);
+	kv_close(kv);
+}
+
 /*
  * A one-step commit of BIG_CELLS cells, 1.2 MB: its change log entries
  * are written apart from its cells (leveldb.h's LOG_OP_APART).
@@ -436,6 +494,8 @@ test_bulk_commit_marker(const char *tmp)
 }
 
 const struct unit_test store_leveldb_tests[] = {
+	{ "leveldb store: an iterator's seeks land where fresh ones would",
+	    test_seek_lands_as_fresh },
 	{ "leveldb store: a big one-step commit's change log entries go in "
 	    "a table apart from its cells", test_big_commit_log_apart },
 	{ "leveldb store: entries written apart whose commit never went in "
