@@ -25,24 +25,34 @@ str(const char *s)
 	return bytes_of(s, strlen(s));
 }
 
+/* The LevelDB at dir/name, or NULL having said why. */
+static struct kv *
+open_kv(const char *dir, const char *name, unsigned flags)
+{
+	char path[4300], *err = NULL;
+	struct kv *kv;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((kv = kv_open(path, flags, &err)) == NULL) {
+		printf("# %s\n", err);
+		free(err);
+	}
+	return kv;
+}
+
 /* How many keys of cell (row, "c") the store in dir holds. */
 static int
 raw_keys(const char *dir, const char *row)
 {
 	perc_buf prefix = PERC_BUF_INIT;
 	struct kv_iter *it;
-	char path[4200], *err = NULL;
 	const char *k;
 	size_t klen;
 	struct kv *db;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((db = kv_open(path, 0, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((db = open_kv(dir, "store", 0)) == NULL)
 		return -1;
-	}
 	codec_cell_prefix(&prefix, REGION_CELL, str(row), str("c"));
 	it = kv_iter_new(db);
 	for (kv_iter_seek(it, prefix.data, prefix.len); kv_iter_valid(it);
@@ -96,7 +106,7 @@ test_gc_drops_deleted_cells(const char *tmp)
 static void
 test_log_entries_stay_small(const char *tmp)
 {
-	char dir[4200], path[4300], row[32], *err = NULL;
+	char dir[4200], row[32];
 	struct kv_iter *it;
 	const char *k;
 	size_t klen, vlen, most = 0, entries = 0;
@@ -117,10 +127,7 @@ test_log_entries_stay_small(const char *tmp)
 	CHECK(perc_txn_commit(&ts, txn) == 0);
 	perc_txn_free(txn);
 	perc_db_close(db);
-	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((kv = kv_open(path, 0, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((kv = open_kv(dir, "store", 0)) == NULL) {
 		CHECK(0);
 		return;
 	}
@@ -164,15 +171,12 @@ seek_to(struct kv_iter *it, const char *target)
 static void
 test_seek_lands_as_fresh(const char *tmp)
 {
-	char path[4200], *err = NULL;
+	char *err = NULL;
 	struct kv_batch *b = kv_batch_new();
 	struct kv_iter *it;
 	struct kv *kv;
 
-	snprintf(path, sizeof(path), "%s/kv", tmp);
-	if ((kv = kv_open(path, KV_CREATE, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((kv = open_kv(tmp, "kv", KV_CREATE)) == NULL) {
 		CHECK(0);
 		kv_batch_free(b);
 		return;
@@ -230,16 +234,12 @@ commit_big(perc_db *db, perc_ts *ts)
 static int
 tables_across(const char *dir)
 {
-	char path[4300], *err = NULL, *v, *line, *next, *last;
+	char *v, *line, *next, *last;
 	struct kv *kv;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((kv = kv_open(path, 0, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((kv = open_kv(dir, "store", 0)) == NULL)
 		return -1;
-	}
 	v = kv_property(kv, "leveldb.sstables");
 	for (line = v; line != NULL; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
@@ -315,7 +315,7 @@ test_big_commit_log_apart(const char *tmp)
 static void
 test_apart_entries_without_commit(const char *tmp)
 {
-	char dir[4200], path[4300], *err = NULL;
+	char dir[4200], *err = NULL;
 	struct kv_batch *b;
 	struct kv_iter *it;
 	const char *k;
@@ -329,10 +329,7 @@ test_apart_entries_without_commit(const char *tmp)
 	CHECK(perc_db_open(&db, dir) == 0);
 	commit_big(db, &ts);
 	perc_db_close(db);
-	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((kv = kv_open(path, 0, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((kv = open_kv(dir, "store", 0)) == NULL) {
 		CHECK(0);
 		return;
 	}
@@ -362,18 +359,13 @@ static int
 markers(const char *dir)
 {
 	struct kv_iter *it;
-	char path[4200], *err = NULL;
 	const char *k;
 	size_t klen;
 	struct kv *db;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/store", dir);
-	if ((db = kv_open(path, 0, &err)) == NULL) {
-		printf("# %s\n", err);
-		free(err);
+	if ((db = open_kv(dir, "store", 0)) == NULL)
 		return -1;
-	}
 	it = kv_iter_new(db);
 	for (kv_iter_seek(it, "K\0\0", 3); kv_iter_valid(it) &&
 	    (k = kv_iter_key(it, &klen), klen == 11 && k[0] == 'K' &&
