@@ -155,11 +155,13 @@ compact_span(struct ldb_store *s, perc_bytes lo, perc_bytes hi,
 {
 	perc_bytes from = lo, to;
 	size_t i = 0;
+	int last = 0;
 
-	do {
+	while (!last) {
 		while (i < n && bytes_cmp(cut[i], from) <= 0)
 			i++;
-		to = i < n && bytes_cmp(cut[i], hi) < 0 ? cut[i] : hi;
+		last = i == n || bytes_cmp(cut[i], hi) >= 0;
+		to = last ? hi : cut[i];
 		if (*sliced && ldb_others_want_store(s->lockfd) &&
 		    hand_over(s) < 0)
 			return -1;
@@ -168,7 +170,7 @@ compact_span(struct ldb_store *s, perc_bytes lo, perc_bytes hi,
 		    to.len);          /* the memtable first */
 		s->log_bytes = 0;
 		from = to;
-	} while (to.data != hi.data);
+	}
 	return 0;
 }
 
