@@ -53,14 +53,15 @@ rc_subscribe(rc_sub **out, rc_cluster *cl, perc_bytes channel,
 	    rc_io_timeout(deadline_ms, 0));
 	if (c == NULL || c->err ||
 	    redisSetTimeout(c, rc_io_timeout(deadline_ms, 0)) != REDIS_OK) {
-		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s",
-		    nd->name, c != NULL ? c->errstr : "out of memory");
+		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s; "
+		    "check the cluster and retry", nd->name,
+		    c != NULL ? c->errstr : "out of memory");
 		goto fail;
 	}
 	switch (rc_auth(cl, c, why, sizeof(why))) {
 	case RC_AUTH_FAILED:
-		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s",
-		    nd->name, why);
+		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s; "
+		    "check the cluster and retry", nd->name, why);
 		goto fail;
 	case RC_AUTH_REFUSED:
 		rc = error_set(PERC_EIO, "%s refused the wakeup's connection "
