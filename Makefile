@@ -78,7 +78,7 @@ $(LIBOBJ) $(CMDOBJ) $(TESTOBJ): lib/perc.h $(wildcard lib/*.h lib/*/*.h)
 # function library of its own (oracle.c).  sed only, so the build needs
 # nothing CI does not have.
 REDIS_SCRIPTS = read find_commit prewrite commit rollback put range \
-	raise keep push scan weak_settle weak_clear log_read
+	raise keep push scan weak_settle weak_clear log_read drop
 REDIS_LUA = $(patsubst %,lib/redis/lua/%.lua,common oracle $(REDIS_SCRIPTS))
 lib/redis/scripts.c: $(REDIS_LUA) Makefile
 	{ printf '/* Made by make from lib/redis/lua/NAME.lua: do not edit. */\n'; \

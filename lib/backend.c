@@ -15,6 +15,13 @@ static const struct backend backends[] = {
 	{ "redis", "redis://", store_redis_create, store_redis_open },
 };
 
+const char *
+perc_store_name(size_t i)
+{
+	return i < sizeof(backends) / sizeof(backends[0]) ?
+	    backends[i].name : NULL;
+}
+
 int
 backend_of(const struct backend **out, const char *url)
 {

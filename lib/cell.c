@@ -64,7 +64,9 @@ drop_put(struct gc_cell *c, perc_ts start_ts)
  * Rollback and lock-only records at or below the bound go too: what
  * they guard against (a late prewrite, a write-write conflict) is a
  * transaction that started below the bound, which the store refuses
- * from now on.  The newest ack stays, so an observer still sees that
+ * from now on; but a rollback record at the bound, whose transaction
+ * began there and may still be open (the oldest, which set the bound),
+ * stays.  The newest ack stays, so an observer still sees that
  * it ran.  A cell locked below the bound is left alone.  A cell's head
  * (the LevelDB store's, codec.h) stays, unless all it says is that the
  * cell was deleted at or below the bound: that delete goes, and the
@@ -103,6 +105,8 @@ cell_gc_drops(struct gc_cell *c, perc_bytes prefix, int kind, perc_ts ts,
 			c->have_ack = 1;
 			return rc;
 		}
+		if (w.op == OP_ROLLBACK && ts == c->bound)
+			return 0;       /* its transaction began at the bound */
 		if (c->have_version)
 			return w.op == OP_PUT ? drop_put(c, w.start_ts) : 1;
 		if (w.op == OP_PUT || w.op == OP_DELETE)

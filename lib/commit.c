@@ -155,10 +155,14 @@ yield_store(perc_txn *txn, struct group *g, int64_t *since,
 	store_pause(s, clock_deadline(db->ttl_ms / 3));
 	if (renewed != NULL && (rc = renew_lease(renewed, txn)) < 0)
 		return rc;
+	/* Until it is back, the others see it waits (TOKEN_WAITING). */
+	journal_mark_waiting(&txn->journal, 1);
 	s->ops->release(s);     /* held or not: a pause */
 	/* A waiter polls every 2 ms at most (clock_flock): its turn. */
 	usleep(YIELD_PAUSE_US);
-	if (db_acquire(db, clock_deadline(10 * db->timeout_ms)) < 0)
+	rc = db_acquire(db, clock_deadline(10 * db->timeout_ms));
+	journal_mark_waiting(&txn->journal, 0);
+	if (rc < 0)
 		return error_set(PERC_EIO, "the store stayed busy for %lld s "
 		    "in the middle of commit %s; readers or perc "
 		    "resolve-locks finish it", (long long)(10 *

@@ -200,6 +200,13 @@ fail:
 	return rc;
 }
 
+void
+perc_formats(int *oldest, int *newest)
+{
+	*oldest = FORMAT_OLDEST;
+	*newest = FORMAT_LOG_APART;
+}
+
 /*
  * The format a config names: what its store (NULL: LevelDB) and
  * observed columns need; a LevelDB store's lock index only when it is

@@ -165,6 +165,16 @@ fail:
 	    "the data directory's permissions", dir, strerror(errno));
 }
 
+/* Best effort: a hold left behind runs out by itself. */
+void
+gc_hold_drop(const char *dir, const char *name)
+{
+	char path[4096];
+
+	hold_path(path, sizeof(path), dir, name);
+	(void)unlink(path);
+}
+
 /* One hold file: its ts and expiry, 0; or -1 when it is not one. */
 static int
 hold_read(perc_ts *ts, int64_t *until, const char *path)

@@ -42,10 +42,11 @@ void gc_count_flush(perc_db *db);
  * above ts until the wall time it names, ttl_ms from now (at most
  * GC_HOLD_MAX_MS).  gc_hold_oldest: the oldest hold still in force
  * (*ts UINT64_MAX: none), and the milliseconds it has left; holds past
- * their time are removed.
+ * their time are removed.  gc_hold_drop: NAME's hold, gone.
  */
 #define GC_HOLD_MAX_MS ((int64_t)86400 * 1000)
 int  gc_hold_set(const char *dir, const char *name, perc_ts ts,
                  int64_t ttl_ms);
 int  gc_hold_oldest(perc_ts *ts, int64_t *left_ms, const char *dir);
+void gc_hold_drop(const char *dir, const char *name);
 #endif

@@ -38,6 +38,7 @@
 #include "disk.h"
 #include "error.h"
 #include "journal.h"
+#include "store.h"
 
 #define JOURNAL_MAGIC  "PERCJNL1"
 #define HEADER_SIZE    (8 + 8 + 4)
@@ -480,7 +481,8 @@ journal_finish(struct journal *j)
  * Does the owner of transaction start_ts, process pid that stamped its
  * lock at wall_ms, still hold its token?  A journal whose flock can be
  * had has no live owner; without a journal the transaction may be a
- * local one, whose token is its process's owner file.
+ * local one, whose token is its process's owner file.  TOKEN_WAITING
+ * (store.h) for a live one that waits for the store.
  */
 int
 journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
@@ -491,10 +493,18 @@ journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
 
 	snprintf(path, sizeof(path), "%s/txn/%" PRIu64, dir, start_ts);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT && owner_alive(dir, pid, wall_ms);
+		return errno == ENOENT ? owner_alive(dir, pid, wall_ms) : 0;
 	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	if (alive && token_waiting(fd))
+		alive = TOKEN_WAITING;
 	close(fd);
 	return alive;
+}
+
+void
+journal_mark_waiting(struct journal *j, int on)
+{
+	token_mark_waiting(j->local != NULL ? j->local->fd : j->fd, on);
 }
 
 /* Is the last record of the journal open at fd a commit's mark? */

@@ -37,6 +37,7 @@ int  journal_take_token(struct journal *j, int64_t deadline_ms);
 int  journal_finish(struct journal *j);
 int  journal_owner_alive(const char *dir, perc_ts start_ts, uint32_t pid,
                          uint64_t wall_ms);
+void journal_mark_waiting(struct journal *j, int on);
 int  journal_oldest(perc_ts *out, const char *dir, perc_ts floor);
 int  journal_each_abandoned(const char *dir,
                             int (*fn)(struct journal *j, void *arg),

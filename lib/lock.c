@@ -16,14 +16,25 @@
 #include "error.h"
 #include "lock.h"
 
+/*
+ * An owner past its TTL that waits for the store (TOKEN_WAITING) is at
+ * work: its heartbeat is late because the others, this reader among
+ * them, hold the store; its commit gives up past 10 of its
+ * PERC_LOCK_TIMEOUTs (yield_store), and so, past 10 of ours, does a
+ * reader's patience with one stopped where it waits.
+ */
 int
 lock_owner_state(perc_db *db, const struct lock_rec *lock)
 {
 	int64_t age = clock_wall_ms() - (int64_t)lock->wall_ms;
+	int64_t ttl = (int64_t)lock->ttl_ms;
+	int alive = db->store->ops->owner_alive(db->store, lock, db->host);
 
-	if (db->store->ops->owner_alive(db->store, lock, db->host) == 0)
+	if (alive == 0)
 		return OWNER_DEAD;
-	if (age > (int64_t)lock->ttl_ms)
+	if (alive == TOKEN_WAITING)
+		ttl += 10 * (int64_t)db->timeout_ms;
+	if (age > ttl)
 		return OWNER_EXPIRED;
 	return OWNER_ALIVE;
 }

@@ -8,7 +8,8 @@
 #include "store.h"
 
 enum owner_state {
-	OWNER_ALIVE,            /* holds its token, within its TTL */
+	OWNER_ALIVE,            /* holds its token, within its TTL, or
+	                           waits for the store (TOKEN_WAITING) */
 	OWNER_DEAD,             /* its token is gone */
 	OWNER_EXPIRED           /* alive, perhaps, but past its TTL */
 };

@@ -55,6 +55,7 @@ struct perc_log {
 	perc_buf       prefix, column;
 	int            has_column;
 	char           hold[32];      /* DIR/holds/NAME's name */
+	int            held;          /* a round has gone by under it */
 	/* a round's walk of the locks */
 	perc_ts        oldest;        /* the oldest live lock's start */
 	perc_buf       brow, bcol;    /* its cell */
@@ -319,9 +320,15 @@ perc_log_round(perc_log *lg, perc_ts *resolved, perc_log_fn fn, void *arg)
 		rc = read_upto(lg, r, fn, arg);
 	else
 		db_release(lg->db);
-	if (rc < 0)
+	if (rc < 0) {
+		/* A hold that no round has used is no one's: a --since
+		   below the safe point must not leave one at it. */
+		if (!lg->held)
+			gc_hold_drop(lg->db->dir, lg->hold);
 		return rc;
+	}
 	*resolved = lg->from;   /* never down: from only grows */
+	lg->held = 1;
 	return hold_at(lg, lg->from);
 }
 

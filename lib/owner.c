@@ -36,6 +36,7 @@
 #include "disk.h"
 #include "error.h"
 #include "owner.h"
+#include "store.h"
 
 #define OWNER_MAGIC  "PERCOWN1"
 #define STATE_SIZE   (8 + 8 + 8 + 4)
@@ -210,8 +211,32 @@ owner_alive(const char *dir, uint32_t pid, uint64_t wall_ms)
 	if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
 		alive = !read_state(fd, &registered_ms, &oldest) ||
 		    registered_ms <= wall_ms;
+	if (alive && token_waiting(fd))
+		alive = TOKEN_WAITING;
 	close(fd);
 	return alive;
+}
+
+/* The byte the mark locks: past anything a token file holds. */
+#define WAITING_BYTE ((off_t)1 << 30)
+
+void
+token_mark_waiting(int fd, int on)
+{
+	struct flock fl = { .l_type = on ? F_RDLCK : F_UNLCK,
+	    .l_whence = SEEK_SET, .l_start = WAITING_BYTE, .l_len = 1 };
+
+	if (fd >= 0)
+		(void)fcntl(fd, F_OFD_SETLK, &fl);  /* failed: TTL alone */
+}
+
+int
+token_waiting(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = WAITING_BYTE, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 }
 
 /*

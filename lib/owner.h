@@ -27,6 +27,15 @@ void owner_remove(struct owner *o, perc_ts start_ts);
 int  owner_alive(const char *dir, uint32_t pid, uint64_t wall_ms);
 
 /*
+ * A token (a journal, or an owner file) whose process is at work on a
+ * commit but waits for the store (store.h's TOKEN_WAITING) is marked
+ * so while it waits: an OFD lock on one byte, which flock does not
+ * see, and which goes with the process.
+ */
+void token_mark_waiting(int fd, int on);
+int  token_waiting(int fd);
+
+/*
  * The process that a transaction with a journal belongs to, which may
  * not be the one that began it (perc begin's is the shell that runs
  * it), beside its journal (path journal): noted at begin, forgotten as it finishes, and asked by perc

@@ -79,6 +79,15 @@ void perc_buf_dispose(perc_buf *buf);
 const char *perc_errmsg(void);
 
 /*
+ * What this perc reads and writes (perc --version): the oldest and the
+ * newest format of a data directory's config that it reads (it writes
+ * the newest one a directory needs), and its stores by name, the i-th
+ * one, NULL past the last.
+ */
+void perc_formats(int *oldest, int *newest);
+const char *perc_store_name(size_t i);
+
+/*
  * The TSV escaping of perc(1): perc_escape appends field to out with
  * tab, newline and backslash as \t, \n and \\ and every other byte
  * outside 0x20..0x7e as \xhh.  perc_unescape appends the bytes that the

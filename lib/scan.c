@@ -218,6 +218,19 @@ move_past_batch(perc_iter *it)
 }
 
 /*
+ * A write that cleans locks read past and fails (a full disk) leaves
+ * them to a process that can write: the scan reads past them all the
+ * same, as it would in a store it could not write from the start.
+ */
+static int
+unless_unwritable(const perc_iter *it, int rc)
+{
+	const struct store *s = it->db->store;
+
+	return rc < 0 && (s->failed || s->read_only) ? 0 : rc;
+}
+
+/*
  * A lock of the known transaction, which the walk read past: when it
  * is the dead transaction this scan settled, it joins the others for
  * cleaning.  A live transaction's (pushed past, see lock.c) stays, and
@@ -235,7 +248,8 @@ clean_passed(void *arg, perc_bytes row, perc_bytes col,
 		return 0;
 	if ((++it->cleaned & 1023) == 0)
 		db_progress(it->db, "locks cleaned", it->cleaned);
-	return lock_batch_add(&it->cleaning, row, col, lock);
+	return unless_unwritable(it, lock_batch_add(&it->cleaning, row, col,
+	    lock));
 }
 
 /* Fill the batch from the store. */
@@ -276,14 +290,16 @@ fetch(perc_iter *it)
 		 */
 		if ((rc = move_cursor(it, SCAN_AT, buf_bytes(&sc.brow),
 		    buf_bytes(&sc.bcol))) < 0 ||
-		    (rc = lock_batch_flush(&it->cleaning)) < 0 ||
+		    (rc = unless_unwritable(it,
+		    lock_batch_flush(&it->cleaning))) < 0 ||
 		    (rc = lock_wait_or_clean(it->db, buf_bytes(&sc.brow),
 		    buf_bytes(&sc.bcol), &sc.blocker, it->ts, &it->known,
 		    &it->cleaning.decided, &delay, deadline)) < 0)
 			break;
 	}
 	/* The locks read past are cleaned before the store is let go. */
-	if ((flushed = lock_batch_flush(&it->cleaning)) < 0 && rc >= 0)
+	if ((flushed = unless_unwritable(it,
+	    lock_batch_flush(&it->cleaning))) < 0 && rc >= 0)
 		rc = flushed;
 	if (it->cleaned != cleaned)
 		db_progress(it->db, "locks cleaned", it->cleaned);

@@ -147,6 +147,14 @@ typedef int (*store_raw_fn)(void *arg, int region, perc_bytes col,
  */
 #define FORMAT_LOG_APART  5
 
+/*
+ * owner_alive's answer for an owner at work on a commit that waits for
+ * a store others hold (the LevelDB store, one process's at a time,
+ * while a long commit lets them in): its heartbeat is late only because
+ * they keep it out, and its locks are not taken for expired for that.
+ */
+#define TOKEN_WAITING 2
+
 struct store;
 
 struct store_ops {
@@ -208,8 +216,9 @@ struct store_ops {
 	int  (*open_publish)(struct store *s, perc_ts at, perc_ts oldest_here,
 	                     perc_ts *oldest_all, int64_t deadline_ms);
 
-	/* Is the owner of lock known to be alive (1) or gone (0)?  -1: this
-	   store cannot tell, and only the lock's TTL decides. */
+	/* Is the owner of lock known to be alive (1), alive and waiting
+	   for the store (TOKEN_WAITING), or gone (0)?  -1: this store
+	   cannot tell, and only the lock's TTL decides. */
 	int  (*owner_alive)(struct store *s, const struct lock_rec *lock,
 	                    const char *host);
 	/*

@@ -119,12 +119,20 @@ look(struct dirty_count *c, int *settled, perc_db *db)
 	return rc;
 }
 
+/*
+ * Dirty cells whose count has not gone down for this long are waited
+ * for with a hint, on a terminal: a person cannot tell a wait for a
+ * runner that is not there from one for a runner that works.
+ */
+#define STUCK_MS 3000
+
 int
 perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
     size_t ncolumns, int64_t timeout_ms)
 {
 	struct dirty_count c = { columns, ncolumns, 0 };
-	int64_t end, until, now;
+	int64_t end, until, now, moved = clock_mono_ms();
+	uint64_t last = UINT64_MAX;
 	size_t i;
 	int rc, settled;
 
@@ -139,6 +147,12 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 		if ((rc = look(&c, &settled, db)) < 0)
 			return rc;
 		*dirty = c.n;
+		if (c.n < last)
+			moved = clock_mono_ms();
+		last = c.n;
+		db_progress(db, c.n > 0 && clock_mono_ms() - moved >= STUCK_MS ?
+		    "dirty cells left, none done for 3 s: is perc run-observer "
+		    "running on their columns?" : "dirty cells left", c.n);
 		if (c.n == 0 && settled)
 			return 0;
 		if ((now = clock_mono_ms()) >= end)

@@ -332,15 +332,15 @@ marker_live(struct ldb_store *s, const struct lock_rec *marker)
 {
 	struct cell_head head;
 	struct lock_rec lock;
-	int rc, live;
+	int rc, alive, live;
 
 	memset(&lock, 0, sizeof(lock));
 	rc = ldb_get_head(s, &head, &lock, buf_bytes(&marker->primary_row),
 	    buf_bytes(&marker->primary_col));
-	live = rc == 0 && head.locked && lock.start_ts == marker->start_ts &&
-	    s->owner_alive(s->dir, lock.start_ts, lock.pid,
-	    lock.wall_ms) != 0 &&
-	    clock_wall_ms() - (int64_t)lock.wall_ms <= (int64_t)lock.ttl_ms;
+	alive = rc == 0 && head.locked && lock.start_ts == marker->start_ts ?
+	    s->owner_alive(s->dir, lock.start_ts, lock.pid, lock.wall_ms) : 0;
+	live = alive == TOKEN_WAITING || (alive != 0 && clock_wall_ms() -
+	    (int64_t)lock.wall_ms <= (int64_t)lock.ttl_ms);
 	codec_lock_dispose(&lock);
 	return rc < 0 && rc != PERC_ENOTFOUND ? rc : live;
 }

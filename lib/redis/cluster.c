@@ -95,8 +95,10 @@ rc_node_note(rc_cluster *cl, int k, const char *why)
 	struct node *nd = &cl->nodes[k];
 
 	/* A read or write timeout shows in hiredis as EAGAIN. */
-	if (strcmp(why, strerror(EAGAIN)) == 0)
+	if (strcmp(why, strerror(EAGAIN)) == 0) {
 		why = "timed out";
+		nd->timeouts++;
+	}
 	snprintf(nd->why, sizeof(nd->why), "%s", why);
 	nd->failed_gen = cl->gen;
 }
@@ -119,16 +121,22 @@ rc_node_fail(rc_cluster *cl, int k, const char *why)
  * alive but busy for seconds; without the allowance the client took it
  * for a dead one, and sent the command again and again until the
  * deadline.  The allowance is work, not waiting: a call may run past
- * its deadline by that much.
+ * its deadline by that much.  The same holds of a node that answers
+ * slowly for other reasons (scripts that return much, a machine short
+ * of CPU): each of the slow reads in a row that timed out on it
+ * doubles its RC_IO_MS, twice at most, so that a slow node is
+ * not taken for dead every time, and a dead one still costs no more
+ * than the deadline.
  */
 struct timeval
-rc_io_timeout(int64_t deadline, size_t bytes)
+rc_io_timeout(int64_t deadline, size_t bytes, unsigned slow)
 {
-	int64_t ms = deadline - clock_mono_ms();
+	int64_t ms = deadline - clock_mono_ms(), io = RC_IO_MS;
 	struct timeval tv;
 
-	if (ms > RC_IO_MS)
-		ms = RC_IO_MS;
+	io <<= slow < 2 ? slow : 2;
+	if (ms > io)
+		ms = io;
 	if (ms < 1)
 		ms = 1;         /* 0 would mean no timeout at all */
 	ms += (int64_t)(bytes >> 20) * RC_WORK_MS_PER_MIB;
@@ -190,7 +198,7 @@ rc_node_connect(rc_cluster *cl, int k, int64_t deadline)
 
 	if (fresh) {
 		c = redisConnectWithTimeout(nd->addr.host, nd->addr.port,
-		    rc_io_timeout(deadline, 0));
+		    rc_io_timeout(deadline, 0, nd->timeouts));
 		if (c == NULL || c->err) {
 			rc_node_note(cl, k, c ? c->errstr : "out of memory");
 			redisFree(c);
@@ -200,8 +208,8 @@ rc_node_connect(rc_cluster *cl, int k, int64_t deadline)
 		nd->ctx = c;
 	}
 	/* hiredis 0.14 bounds the connect only; this bounds the rest. */
-	if (redisSetTimeout(nd->ctx, rc_io_timeout(deadline, nd->bytes)) !=
-	    REDIS_OK) {
+	if (redisSetTimeout(nd->ctx, rc_io_timeout(deadline, nd->bytes,
+	    nd->timeouts)) != REDIS_OK) {
 		rc_node_fail(cl, k, nd->ctx->errstr);
 		return NULL;
 	}
@@ -238,24 +246,54 @@ rc_flush_out(redisContext *c)
 	return 0;
 }
 
+struct node_cmd {
+	int           argc;
+	const char  **argv;
+	const size_t *argvlen;
+};
+
+/*
+ * n commands to node k in one round trip, outside any round, their
+ * replies in r: 0, or -1 when the node failed (no reply kept).
+ */
+static int
+node_calls(rc_cluster *cl, int k, size_t n, const struct node_cmd *cmd,
+    redisReply **r, int64_t deadline)
+{
+	redisContext *c;
+	size_t i, got = 0;
+	int ok = 1;
+	void *v;
+
+	cl->nodes[k].bytes = 0;         /* small: a map or a script */
+	if ((c = rc_node_connect(cl, k, deadline)) == NULL)
+		return -1;
+	for (i = 0; i < n && ok; i++)
+		ok = redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv,
+		    cmd[i].argvlen) == REDIS_OK;
+	ok = ok && rc_flush_out(c) == 0;
+	while (ok && got < n && (ok = redisGetReply(c, &v) == REDIS_OK &&
+	    v != NULL))
+		r[got++] = v;
+	if (ok) {
+		cl->nodes[k].timeouts = 0;
+		return 0;
+	}
+	while (got > 0)
+		freeReplyObject(r[--got]);
+	rc_node_fail(cl, k, c->errstr);
+	return -1;
+}
+
 /* One command to node k, outside any round; NULL when the node failed. */
 redisReply *
 rc_node_call(rc_cluster *cl, int k, int argc, const char **argv,
     const size_t *argvlen, int64_t deadline)
 {
-	redisContext *c;
-	void *r = NULL;
+	struct node_cmd cmd = { argc, argv, argvlen };
+	redisReply *r;
 
-	cl->nodes[k].bytes = 0;         /* small: a map or a script */
-	if ((c = rc_node_connect(cl, k, deadline)) == NULL)
-		return NULL;
-	if (redisAppendCommandArgv(c, argc, argv, argvlen) != REDIS_OK ||
-	    rc_flush_out(c) < 0 || redisGetReply(c, &r) != REDIS_OK ||
-	    r == NULL) {
-		rc_node_fail(cl, k, c->errstr);
-		return NULL;
-	}
-	return r;
+	return node_calls(cl, k, 1, &cmd, &r, deadline) == 0 ? r : NULL;
 }
 
 /* A node of CLUSTER SLOTS: its index, -2 when it has no address, or -1. */
@@ -317,7 +355,7 @@ lone_server(rc_cluster *cl, int from)
 		cl->slots[s] = (int16_t)from;
 	cl->nodes[from].listed = cl->nodes[from].master = 1;
 	cl->nodes[from].replicas = 0;
-	cl->nodes[from].asked_load = cl->loads;         /* none to ask of */
+	cl->nodes[from].lone = 1;                       /* none to ask of */
 	cl->have_map = 1;
 	cl->stale = 0;
 	return 0;
@@ -355,7 +393,7 @@ mark_nodes(rc_cluster *cl, int from, const redisReply *r)
 
 	for (k = 0; k < cl->nnodes; k++)
 		cl->nodes[k].listed = cl->nodes[k].master =
-		    cl->nodes[k].replicas = 0;
+		    cl->nodes[k].replicas = cl->nodes[k].lone = 0;
 	for (i = 0; i < r->elements; i++) {
 		if ((m = slots_node(cl, from, r->element[i]->element[2])) < 0)
 			continue;
@@ -459,15 +497,46 @@ has_flag(const struct nodes_line *l, const char *word)
 
 /*
  * CLUSTER SLOTS leaves out a replica that the cluster marks failing,
- * but also one that is syncing again after its link broke: its master
- * would then acknowledge writes alone, and a failover to that replica
- * before it caught up would lose them.  So before the first WAIT a map
- * would leave out, the master is asked: does it have a replica that it
- * does not suspect (no "fail" or "fail?" flag), by its own CLUSTER
- * NODES (other nodes may not have heard of a new replica yet)?  If so,
- * the WAIT goes all the same, and the write waits for that replica
- * (eval_replicated) or fails in time.
+ * and one that is syncing again after its link broke: its master would
+ * then acknowledge writes alone.  That loses them, whatever the flags
+ * say: a master cut off from the others marks its replica failing at
+ * about the moment the others promote that very replica, and a replica
+ * back from a failure is the one a failover picks.  So before the first
+ * WAIT a map would leave out, the master is asked: has it any replica
+ * at all, failing or not, by its own CLUSTER NODES (other nodes may not
+ * have heard of a new replica yet) or its replication?  If so, the WAIT goes all the
+ * same, and the write waits for that replica (eval_replicated) or
+ * fails in time: a shard whose replica is down takes no commit until
+ * the replica is back, or an operator forgets it (CLUSTER FORGET).
+ * Only a master with no replica configured acknowledges alone, and it
+ * is asked again before each round that would: a replica may join it
+ * at any moment (the old master, back after a failover, does), and a
+ * long-lived process that kept "none" from its map load acknowledged
+ * alone what that replica's takeover then lost.
  */
+/*
+ * Has node k a replica attached, by its own replication (INFO
+ * replication's connected_slaves)?  An old master back as the new
+ * one's replica syncs from it before the new one's CLUSTER NODES has
+ * stopped calling it a failed master.  Not asked: say it has one.
+ */
+static int
+attached_replicas(rc_cluster *cl, int k, int64_t deadline)
+{
+	static const char *argv[] = { "INFO", "replication" };
+	static const size_t argvlen[] = { 4, 11 };
+	const char *at;
+	redisReply *r;
+	int found;
+
+	if ((r = rc_node_call(cl, k, 2, argv, argvlen, deadline)) == NULL)
+		return 1;
+	found = r->type != REDIS_REPLY_STRING || (at = strstr(r->str,
+	    "connected_slaves:")) == NULL || atoi(at + 17) > 0;
+	freeReplyObject(r);
+	return found;
+}
+
 int
 rc_has_replica(rc_cluster *cl, int k, int64_t deadline)
 {
@@ -478,10 +547,15 @@ rc_has_replica(rc_cluster *cl, int k, int64_t deadline)
 	redisReply *r;
 	int found = 0, pass;
 
+	/* Not asked, say it has one: the WAIT then tells. */
 	if ((r = rc_node_call(cl, k, 2, argv, argvlen, deadline)) == NULL)
-		return 0;
+		return 1;
+	if (r->type != REDIS_REPLY_STRING) {
+		freeReplyObject(r);
+		return 1;
+	}
 	text = r->str;
-	stop = r->type == REDIS_REPLY_STRING ? text + r->len : text;
+	stop = text + r->len;
 	/* Its own line first, for its ID; then its replicas' lines. */
 	memset(&me, 0, sizeof(me));
 	for (pass = 0; pass < 2 && !found; pass++)
@@ -492,26 +566,94 @@ rc_has_replica(rc_cluster *cl, int k, int64_t deadline)
 			if (pass == 0 && has_flag(&l, "myself"))
 				me = l;
 			else if (pass == 1 && me.len[0] > 0 &&
-			    has_flag(&l, "slave") && !has_flag(&l, "fail") &&
-			    !has_flag(&l, "fail?") && l.len[3] == me.len[0] &&
+			    has_flag(&l, "slave") && l.len[3] == me.len[0] &&
 			    memcmp(l.f[3], me.f[0], me.len[0]) == 0)
 				found = 1;
 		}
 	freeReplyObject(r);
-	return found;
+	return found || attached_replicas(cl, k, deadline);
 }
 
 /*
- * Load the map with CLUSTER SLOTS from any node that answers: those
- * already connected first, then every other node known, seeds too,
- * each asked once.  0, or -1 when none answered (reasons noted).
+ * Does node k see a cluster that works (cluster_state:ok), by its reply
+ * info to CLUSTER INFO, which also gives its epoch?  A master
+ * cut off from the others keeps answering with the map it had, which
+ * names it master of slots that the others have given its replica;
+ * once it has missed the others for the node timeout it says
+ * cluster_state:fail, and its map is not taken.  A server that is not
+ * a cluster node says so to CLUSTER SLOTS (load_slots).
+ */
+static const char *info_argv[] = { "CLUSTER", "INFO" };
+static const size_t info_argvlen[] = { 7, 4 };
+
+static int
+sees_cluster_ok(rc_cluster *cl, int k, const redisReply *info,
+    long long *epoch)
+{
+	const char *e;
+	int ok;
+
+	*epoch = -1;
+	ok = info->type == REDIS_REPLY_ERROR ||
+	    (info->type == REDIS_REPLY_STRING &&
+	    strstr(info->str, "cluster_state:ok") != NULL);
+	if (info->type == REDIS_REPLY_STRING &&
+	    (e = strstr(info->str, "cluster_current_epoch:")) != NULL)
+		*epoch = strtoll(e + 22, NULL, 10);
+	if (!ok)
+		rc_node_note(cl, k, "cut off from the cluster "
+		    "(cluster_state:fail)");
+	return ok;
+}
+
+/*
+ * A long-lived process (perc shell, run-observer, log --follow, a
+ * program on libperc) keeps its map from call to call, and would learn
+ * of a failover, or of a replica that moved, only from an error: a
+ * write acknowledged meanwhile by a master that thinks its replica
+ * gone, or a map whose replicas it no longer has.  Both move the
+ * cluster's epoch.  So at most every RC_EPOCH_CHECK_MS a call asks the
+ * node the map came from for its epoch, and a new one, or an answer
+ * that the node is cut off, or none, makes the map stale.
+ */
+#define RC_EPOCH_CHECK_MS 1000
+
+void
+rc_check_epoch(rc_cluster *cl, int64_t deadline)
+{
+	long long epoch;
+	int64_t now = clock_mono_ms();
+	redisReply *r;
+
+	if (!cl->have_map || cl->stale || cl->map_from < 0 ||
+	    now - cl->epoch_checked_ms < RC_EPOCH_CHECK_MS)
+		return;
+	cl->epoch_checked_ms = now;
+	r = rc_node_call(cl, cl->map_from, 2, info_argv, info_argvlen,
+	    deadline);
+	if (r == NULL || !sees_cluster_ok(cl, cl->map_from, r, &epoch) ||
+	    epoch != cl->epoch)
+		cl->stale = 1;
+	if (r != NULL)
+		freeReplyObject(r);
+}
+
+/*
+ * Load the map with CLUSTER SLOTS from any node that answers and sees
+ * a working cluster: those already connected first, then every other
+ * node known, seeds too, each asked once.  0, or -1 when none answered
+ * (reasons noted).
  */
 int
 rc_refresh_map(rc_cluster *cl, int64_t deadline)
 {
 	static const char *argv[] = { "CLUSTER", "SLOTS" };
 	static const size_t argvlen[] = { 7, 5 };
-	redisReply *r;
+	/* Both in one round trip: the map and whether to take it. */
+	static const struct node_cmd cmd[2] = {
+		{ 2, info_argv, info_argvlen }, { 2, argv, argvlen } };
+	redisReply *r[2];
+	long long epoch;
 	size_t k;
 	int pass, rc;
 
@@ -525,13 +667,18 @@ rc_refresh_map(rc_cluster *cl, int64_t deadline)
 			if (clock_mono_ms() >= deadline)
 				return -1;
 			cl->nodes[k].tried_load = cl->loads;
-			r = rc_node_call(cl, (int)k, 2, argv, argvlen, deadline);
-			if (r == NULL)
+			if (node_calls(cl, (int)k, 2, cmd, r, deadline) < 0)
 				continue;
-			rc = load_slots(cl, (int)k, r);
-			freeReplyObject(r);
-			if (rc == 0)
+			rc = sees_cluster_ok(cl, (int)k, r[0], &epoch) ?
+			    load_slots(cl, (int)k, r[1]) : -1;
+			freeReplyObject(r[0]);
+			freeReplyObject(r[1]);
+			if (rc == 0) {
+				cl->map_from = (int)k;
+				cl->epoch = epoch;
+				cl->epoch_checked_ms = clock_mono_ms();
 				return 0;
+			}
 		}
 	}
 	return -1;
@@ -641,6 +788,7 @@ rc_new(rc_cluster **out, const char *seeds, rc_check_fn check, void *arg)
 	}
 	for (i = 0; i < RC_SLOTS; i++)
 		cl->slots[i] = -1;
+	cl->map_from = -1;
 	cl->pid = getpid();
 	cl->check = check;
 	cl->check_arg = arg;

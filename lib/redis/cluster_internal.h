@@ -30,10 +30,11 @@ struct node {
 	int           replicas;     /* has a replica in the last map */
 	unsigned      failed_gen;   /* the call in which it last failed */
 	unsigned      tried_load;   /* the map load that last asked it */
-	unsigned      asked_load;   /* ... and the one that has_replica did */
+	int           lone;         /* a server not in a cluster: no replica */
 	char          why[160];     /* and what went wrong then */
 	size_t        sent0, nsent; /* its share of a round's sent[] */
 	size_t        bytes;        /* the round's command bytes to it */
+	unsigned      timeouts;     /* its reads timed out in a row */
 };
 
 struct script {
@@ -54,6 +55,9 @@ struct rc_cluster {
 	unsigned       gen;         /* counts calls, for failed_gen */
 	unsigned       round;       /* counts rounds, for load_round */
 	unsigned       loads;       /* counts map loads, for tried_load */
+	int            map_from;    /* the node the map came from, or -1 */
+	long long      epoch;       /* its cluster_current_epoch then */
+	int64_t        epoch_checked_ms; /* rc_check_epoch's last look */
 	long           noroute;     /* a slot no node served, or -1 */
 	pid_t          pid;         /* the process whose connections these are */
 	rc_check_fn    check;       /* rc_new's, until it passes */
@@ -71,7 +75,7 @@ void  rc_node_note(rc_cluster *cl, int k, const char *why);
 /* Its connection failed: note why, drop it, and doubt the map. */
 void  rc_node_fail(rc_cluster *cl, int k, const char *why);
 /* How long one connect, write or read may wait, bytes being in flight. */
-struct timeval rc_io_timeout(int64_t deadline, size_t bytes);
+struct timeval rc_io_timeout(int64_t deadline, size_t bytes, unsigned slow);
 /* Its connection, opened (and AUTH said) if need be; NULL: it failed. */
 redisContext *rc_node_connect(rc_cluster *cl, int k, int64_t deadline);
 /* Write what hiredis queued on c: 0, or -1 with c->errstr set. */
@@ -79,7 +83,7 @@ int   rc_flush_out(redisContext *c);
 /* One command to it, outside any round; NULL when the node failed. */
 redisReply *rc_node_call(rc_cluster *cl, int k, int argc, const char **argv,
           const size_t *argvlen, int64_t deadline);
-/* Has master k a replica it does not suspect, though the map lists none? */
+/* Has master k a replica, failing or not, though the map lists none? */
 int   rc_has_replica(rc_cluster *cl, int k, int64_t deadline);
 
 /* cluster.c, for subscribe.c too. */
@@ -99,6 +103,8 @@ int   rc_auth(rc_cluster *cl, redisContext *c, char *why, size_t whylen);
 void  rc_begin_call(rc_cluster *cl);
 /* Load the map from any node that answers: 0, or -1 (reasons noted). */
 int   rc_refresh_map(rc_cluster *cl, int64_t deadline);
+/* Make the map stale if the cluster's epoch moved since it was loaded. */
+void  rc_check_epoch(rc_cluster *cl, int64_t deadline);
 /* PERC_ETIMEOUT, naming the nodes that failed in this call and why. */
 int   rc_unreachable(rc_cluster *cl);
 /* The node of "-MOVED 3999 host:port" (after the code) and its slot. */

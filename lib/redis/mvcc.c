@@ -49,9 +49,16 @@ key_ts(perc_ts *out, const redisReply *key)
  * master must find the lock there to commit it again) and every
  * rollback (its record is what keeps a late commit out).  A
  * secondary's commit needs none: lost, its lock comes back and rolls
- * forward.  Should no replica confirm in time, the script is sent
- * again, which finds its work done and writes nothing, until one does
- * or the deadline passes: PERC_ETIMEOUT then, with the message of why.
+ * forward.  And every look at a primary's commit or rollback record
+ * that others will act on (find_commit): a reader that rolled a
+ * secondary forward on a commit record that only a cut-off master held
+ * left a transfer committed in part once the replica took over.  And
+ * every read of a cell's value (read): a value that only the master
+ * holds is one a failover can take back after it was read.  These
+ * write a fence (RS_FENCE) for the WAIT to cover what they read.
+ * Should no replica confirm in time, the script is sent again, which
+ * finds its work done and writes nothing, until one does or the
+ * deadline passes: PERC_ETIMEOUT then, with the message of why.
  */
 int
 rs_eval_replicated(redisReply **out, long long *code, struct redis_store *s,
@@ -110,8 +117,8 @@ rs_read(struct store *base, perc_buf *out, perc_bytes row, perc_bytes col,
 	rs_snapshot_args(&snap, ts, known);
 	args[0] = buf_bytes(&prefix);
 	memcpy(args + 1, snap.args, sizeof(snap.args));
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_READ, row, 0, 4, args,
-	    "reading a cell")) < 0)
+	if ((rc = rs_eval_replicated(&r, &code, s, RS_READ, row, RS_FENCE, 4,
+	    args, "reading a cell")) < 0)
 		goto done;
 	v = elem_str(r, 1);
 	if (code == 0 && v != NULL)
@@ -189,8 +196,8 @@ rs_find_commit(struct store *base, perc_ts *commit_ts, int *op,
 	codec_put_u64(start8, start_ts);
 	args[0] = buf_bytes(&prefix);
 	args[1] = bytes_of(start8, 8);
-	if ((rc = rs_row_eval(&r, &code, NULL, s, RS_FIND_COMMIT, row, 0, 2,
-	    args, "looking for a commit")) < 0)
+	if ((rc = rs_eval_replicated(&r, &code, s, RS_FIND_COMMIT, row,
+	    RS_FENCE, 2, args, "looking for a commit")) < 0)
 		goto done;
 	opr = elem_str(r, 2);
 	if (code == 1)

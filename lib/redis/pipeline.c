@@ -217,22 +217,21 @@ load_scripts(rc_cluster *cl, int k, struct rc_entry *es,
 	}
 }
 
-/* A master the map lists without replica, before its first WAIT. */
+/* A master the map lists without replica, before each round that
+   would WAIT (rc_has_replica says why). */
 static void
 ask_replicas(rc_cluster *cl, int k, const struct rc_entry *es, size_t n,
     int64_t deadline)
 {
 	size_t i;
 
-	if (cl->nodes[k].replicas || cl->nodes[k].asked_load == cl->loads)
+	if (cl->nodes[k].replicas || cl->nodes[k].lone)
 		return;
 	for (i = 0; i < n && (es[i].done || es[i].target != k ||
 	    !(es[i].flags & RC_WAIT)); i++)
 		;
-	if (i < n) {
-		cl->nodes[k].asked_load = cl->loads;
+	if (i < n)
 		cl->nodes[k].replicas = rc_has_replica(cl, k, deadline);
-	}
 }
 
 /* The bytes of the round's commands to node k. */
@@ -279,7 +278,8 @@ queue_node(rc_cluster *cl, int k, struct rc_entry *es, size_t n,
 
 	ask_replicas(cl, k, es, n, deadline);
 	cl->nodes[k].bytes = round_bytes(es, n, k);
-	tv = rc_io_timeout(deadline, cl->nodes[k].bytes);
+	tv = rc_io_timeout(deadline, cl->nodes[k].bytes,
+	    cl->nodes[k].timeouts);
 	if ((c = rc_node_connect(cl, k, deadline)) == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -327,6 +327,7 @@ read_node(rc_cluster *cl, int k, struct rc_entry *es, const struct sent *s,
 			break;
 		}
 		r = v;
+		cl->nodes[k].timeouts = 0;
 		if (s[j].kind == SENT_CMD) {
 			es[s[j].entry].ask = -1;
 			settle(cl, k, &es[s[j].entry], r, pause);
@@ -448,6 +449,7 @@ exec_entries(rc_cluster *cl, struct rc_entry *es, size_t n,
 	if ((rc = rc_reach(cl, deadline)) < 0)
 		return rc;
 	rc_begin_call(cl);
+	rc_check_epoch(cl, deadline);
 	for (;;) {
 		for (i = 0; i < n && es[i].done; i++)
 			;

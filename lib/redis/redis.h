@@ -97,8 +97,18 @@ int      rs_row_command(redisReply **out, struct redis_store *s,
    KEYS of a script on a row's bucket (lua/common.lua). */
 void     rs_bucket_keys(char names[4][RS_KEY_MAX], perc_bytes keys[4],
                         const struct redis_store *s, unsigned bucket);
-/* The most KEYS a script on a row takes: its bucket's four and a lease. */
+/* The most KEYS a script on a row takes: its bucket's four and a lease,
+   or its fence. */
 #define RS_ROW_KEYS 5
+/*
+ * The lease_ts of a script that reads what a decision stands on (a
+ * commit record, a rollback record): KEYS[5] is then the bucket's fence,
+ * which the script writes, so that the WAIT after it covers everything
+ * the master had applied when it read.  A WAIT after a script that
+ * writes nothing covers only the connection's own last write (Redis
+ * counts a client's offset from its writes), and so confirms nothing.
+ */
+#define RS_FENCE ((perc_ts)-1)
 /* The KEYS of a script on row (see rs_row_eval) into keys, their bytes
    in names: how many. */
 size_t   rs_row_keys(char names[RS_ROW_KEYS][RS_KEY_MAX],
@@ -107,8 +117,8 @@ size_t   rs_row_keys(char names[RS_ROW_KEYS][RS_KEY_MAX],
                      perc_ts lease_ts);
 /* Run one of the scripts on row's bucket (KEYS: its k, v, l and g, then,
    unless lease_ts is 0, the lease of transaction lease_ts, whose primary
-   row is row): its reply in *out, whose first element, an integer, in
-   *code. */
+   row is row, or the fence with RS_FENCE): its reply in *out, whose
+   first element, an integer, in *code. */
 int      rs_row_eval(redisReply **out, long long *code, int *replicas,
                      struct redis_store *s, int script, perc_bytes row,
                      perc_ts lease_ts, size_t nargs, const perc_bytes *args,

@@ -130,7 +130,10 @@ rs_row_keys(char names[RS_ROW_KEYS][RS_KEY_MAX],
 	rs_bucket_keys(names, keys, s, rs_bucket(row));
 	if (lease_ts == 0)
 		return 4;
-	rs_lease_key(names[4], s, row, lease_ts);
+	if (lease_ts == RS_FENCE)
+		rs_bucket_key(names[4], s, rs_bucket(row), 'f');
+	else
+		rs_lease_key(names[4], s, row, lease_ts);
 	keys[4] = bytes_str(names[4]);
 	return 5;
 }

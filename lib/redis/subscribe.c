@@ -50,9 +50,9 @@ rc_subscribe(rc_sub **out, rc_cluster *cl, perc_bytes channel,
 		    "channel");
 	nd = &cl->nodes[k];
 	c = redisConnectWithTimeout(nd->addr.host, nd->addr.port,
-	    rc_io_timeout(deadline_ms, 0));
+	    rc_io_timeout(deadline_ms, 0, 0));
 	if (c == NULL || c->err ||
-	    redisSetTimeout(c, rc_io_timeout(deadline_ms, 0)) != REDIS_OK) {
+	    redisSetTimeout(c, rc_io_timeout(deadline_ms, 0, 0)) != REDIS_OK) {
 		rc = error_set(PERC_EIO, "cannot reach %s for the wakeup: %s; "
 		    "check the cluster and retry", nd->name,
 		    c != NULL ? c->errstr : "out of memory");

@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "cell.h"
+#include "clock.h"
 #include "codec.h"
 #include "error.h"
 #include "redis.h"
@@ -213,12 +214,13 @@ needs_page(const struct walk *w, unsigned i)
 static int
 walk_fill(struct walk *w)
 {
-	char names[2][RS_KEY_MAX], limit[RS_BUCKETS][16];
-	perc_bytes keys[2], args[6];
-	unsigned idx[RS_BUCKETS], i;
+	char names[3][RS_KEY_MAX], limit[RS_BUCKETS][16];
+	perc_bytes keys[3], args[6];
+	unsigned idx[RS_BUCKETS], i, delay = 1000;
+	int64_t deadline = rs_deadline(w->s);
 	rc_pipeline *p = NULL;
 	size_t n, j;
-	int rc = 0, script = w->scan ? RS_SCAN : RS_RANGE;
+	int rc = 0, script = w->scan ? RS_SCAN : RS_RANGE, unconfirmed;
 	struct bucket *b;
 
 	args[1] = buf_bytes(&w->stop);
@@ -240,8 +242,10 @@ walk_fill(struct walk *w)
 			b = &w->b[i];
 			rs_bucket_key(names[0], w->s, i, w->which);
 			rs_bucket_key(names[1], w->s, i, 'v');
+			rs_bucket_key(names[2], w->s, i, 'f');
 			keys[0] = bytes_of(names[0], strlen(names[0]));
 			keys[1] = bytes_of(names[1], strlen(names[1]));
+			keys[2] = bytes_of(names[2], strlen(names[2]));
 			args[0] = buf_bytes(&b->from);
 			if (w->scan)
 				b->page = b->page == 0 ? SCAN_PAGE_FIRST :
@@ -251,20 +255,29 @@ walk_fill(struct walk *w)
 			    w->scan ? b->page : PAGE);
 			args[2] = bytes_of(limit[n], strlen(limit[n]));
 			idx[n++] = i;
-			rc = rc_pipeline_evalsha(p, keys[0], 0,
-			    w->s->script[script], 2, keys, w->scan ? 6 : 4,
-			    args);
+			rc = w->scan ? rc_pipeline_evalsha(p, keys[0], RC_WAIT,
+			    w->s->script[script], 3, keys, 6, args) :
+			    rc_pipeline_evalsha(p, keys[0], 0,
+			    w->s->script[script], 2, keys, 4, args);
 		}
 		if (rc == 0)
 			rc = rc_pipeline_exec(p, rs_deadline(w->s));
-		for (j = 0; j < n && rc == 0; j++)
-			rc = w->scan ? take_scan_page(w, &w->b[idx[j]],
-			    rc_pipeline_reply(p, j)) : take_page(w,
-			    &w->b[idx[j]], rc_pipeline_reply(p, j));
+		for (j = unconfirmed = 0; j < n && rc == 0; j++)
+			if (w->scan && rc_pipeline_replicas(p, j) == 0)
+				unconfirmed = 1;        /* asked again */
+			else
+				rc = w->scan ? take_scan_page(w, &w->b[idx[j]],
+				    rc_pipeline_reply(p, j)) : take_page(w,
+				    &w->b[idx[j]], rc_pipeline_reply(p, j));
 		rc_pipeline_free(p);
 		p = NULL;
 		if (rc < 0)
 			return rc;
+		if (unconfirmed && clock_backoff(&delay, 100000, deadline) < 0)
+			return error_set(PERC_ETIMEOUT, "no replica of a redis "
+			    "master of table '%s' confirmed what a scan read in "
+			    "time; check the cluster's replicas, then retry",
+			    w->s->table);
 	}
 }
 
@@ -436,34 +449,25 @@ struct drops {
 	size_t    n, cap;
 };
 
-/*
- * Remove the keys of d from bucket b: from its index first, so that a
- * failure between the two leaves a value no walk finds, never an
- * indexed key without its value.
- */
+/* Remove the keys of d from bucket b, in one step (drop.lua). */
 static int
 drops_flush(struct redis_store *s, unsigned b, struct drops *d)
 {
-	char name[RS_KEY_MAX];
-	perc_bytes *argv;
+	char names[4][RS_KEY_MAX];
+	perc_bytes keys[4], *argv;
 	redisReply *r;
-	const char *which = "kv", *cmd[2] = { "ZREM", "HDEL" };
 	size_t i;
-	int rc = 0, j;
+	int rc;
 
 	if (d->n == 0)
 		return 0;
-	if ((argv = calloc(d->n + 2, sizeof(*argv))) == NULL)
+	if ((argv = calloc(d->n, sizeof(*argv))) == NULL)
 		return error_set(PERC_EIO, "out of memory");
 	for (i = 0; i < d->n; i++)
-		argv[i + 2] = buf_bytes(&d->keys[i]);
-	for (j = 0; j < 2 && rc == 0; j++) {
-		rs_bucket_key(name, s, b, which[j]);
-		argv[0] = bytes_str(cmd[j]);
-		argv[1] = bytes_str(name);
-		if ((rc = rc_command(&r, NULL, s->cl, argv[1], d->n + 2, argv,
-		    rs_deadline(s))) < 0)
-			break;
+		argv[i] = buf_bytes(&d->keys[i]);
+	rs_bucket_keys(names, keys, s, b);
+	if ((rc = rc_evalsha(&r, NULL, s->cl, s->script[RS_DROP], keys[0], 4,
+	    keys, d->n, argv, rs_deadline(s))) == 0) {
 		if (r->type == REDIS_REPLY_ERROR)
 			rc = rs_reply_error(s, r, "removing old versions");
 		freeReplyObject(r);

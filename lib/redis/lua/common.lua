@@ -139,6 +139,30 @@ local function refuse_below_safe_point(ts8)
 	end
 end
 
+-- Run write, which writes the bucket's fence (RS_FENCE, redis.h) with
+-- pcall, so that a WAIT after the script covers every write the master
+-- had applied when it ran, which is what the script read.  To the
+-- replicas only, not to the append-only file: with appendfsync always
+-- that would sync the disk once for every read.  (pcall: a master that
+-- refuses writes, its disk full, still answers, unconfirmed.)  Not at
+-- all when a replica online has already acknowledged all the master
+-- has applied: then the WAIT, with no write of this client's to wait
+-- for, answers at once, and the replica, which would sync the fence to
+-- its own file, is spared that.
+local function fence(write)
+	local info = redis.call('INFO', 'replication')
+	local applied = tonumber(string.match(info, 'master_repl_offset:(%d+)'))
+	for acked in string.gmatch(info,
+	    'slave%d+:[^\r\n]-state=online,offset=(%d+)') do
+		if applied ~= nil and tonumber(acked) >= applied then
+			return
+		end
+	end
+	redis.set_repl(redis.REPL_REPLICA)
+	write()
+	redis.set_repl(redis.REPL_ALL)
+end
+
 -- A key of the notify region ('n', REGION_NOTIFY) changes: raise the
 -- bucket's mark e in the same step, which perc wait reads before and
 -- after its walk of the notify cells (rs_notify_epoch, lib/wait.c).

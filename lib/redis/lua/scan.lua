@@ -3,7 +3,9 @@
 -- at snapshot ts8 as read.lua reads one, from a page of at most ARGV[3]
 -- keys, in one atomic look.  ARGV[4..6]: ts8, known_start8,
 -- known_visible, as read.lua's.  KEYS: the bucket's first two
--- (common.lua), its codec keys and its hash of values.
+-- (common.lua), its codec keys and its hash of values, and its fence
+-- (RS_FENCE, redis.h), written so that the WAIT after this covers the
+-- versions it read.
 -- Returns {next, last, P, code, value, P, code, value, ...}: each cell
 -- of the page with read.lua's code 0, 2 or 3 and what goes with it
 -- (a cell with no value is left out), in key order, each after the
@@ -16,6 +18,7 @@ local from, stop, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local ts8, kstart, kvisible = ARGV[4], ARGV[5], ARGV[6]
 
 refuse_below_safe_point(ts8)
+fence(function() redis.pcall('SET', KEYS[3], '1') end)
 
 local keys = redis.call('ZRANGEBYLEX', KEYS[1], from, stop, 'LIMIT', 0,
     limit)
