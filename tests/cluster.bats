@@ -207,3 +207,29 @@ live() {
 	assert_error_line '*install*redis-server*'
 	[ ! -e "$BATS_TEST_TMPDIR/c" ]
 }
+
+@test "apart: each node on an address of its own; cut makes the others fail it over, heal and stop undo the cut" {
+	[ "$(id -u)" -eq 0 ] || skip "nftables needs root"
+	command -v nft > /dev/null || skip "nft is not installed (Debian: nftables)"
+	d=$BATS_TEST_TMPDIR/c
+	CLUSTER_APART=1 "$CLUSTER" start "$d" > /dev/null
+	run -0 "$CLUSTER" url "$d"
+	[[ $output == redis://127.0.0.11:*,127.0.0.12:*,127.0.0.13:* ]] || fail "url: $output"
+	table=$(cat "$d/nft")
+	p1=$("$CLUSTER" nodes "$d" | awk '$1 == 1 { print $3 }')
+	"$CLUSTER" cut "$d" 1
+	nft list table ip "$table" > /dev/null
+	# A client still reaches node 1; the others promote its replica.
+	[ "$(timeout 5 redis-cli -h 127.0.0.11 -p "$p1" PING)" = PONG ]
+	poll 300 eval '[ "$("$CLUSTER" nodes "$d" | grep -c " master ")" -eq 4 ]' ||
+	    fail "node 1's replica never took over: $("$CLUSTER" nodes "$d")"
+	poll 100 eval "timeout 5 redis-cli -h 127.0.0.11 -p $p1 CLUSTER INFO | grep -q cluster_state:fail" ||
+	    fail "node 1, cut off, never saw the cluster fail"
+	"$CLUSTER" heal "$d"
+	! nft list table ip "$table" > /dev/null 2>&1
+	"$CLUSTER" wait-whole "$d" 60
+	[ "$("$CLUSTER" nodes "$d" | awk '$1 == 1 { print $2 }')" = replica ]
+	"$CLUSTER" cut "$d" 2 5
+	"$CLUSTER" stop "$d"
+	! nft list table ip "$table" > /dev/null 2>&1
+}

@@ -296,7 +296,9 @@ big_txn() {
 	t1=$(perc begin)
 	perc set -t "$t1" m1500 v t1
 	big_txn
-	start_live_commit "$t1" m1500 v
+	# Alive however slow the machine: paused, and within its TTL, for
+	# longer than the big commit's timeout.
+	PERC_LOCK_TTL=300 start_live_commit "$t1" m1500 v after-prewrite 300
 	run -3 --separate-stderr timeout 60 perc commit -t "$T2"
 	assert_error_line
 	kill_live_commit

@@ -389,6 +389,29 @@ fill_up() {
 	assert_output w
 }
 
+@test "a full disk: a scan reads past a dead transaction's locks that it cannot clean" {
+	mount_small_fs 4m
+	export PERC_DIR=$MNT/db
+	perc init "$PERC_DIR"
+	# A dead load of 3,000 cells, its primary rolled back while there
+	# was room: the scan settles the first secondary it meets (a small
+	# write, which may still fit) and gathers the rest to clean, which
+	# no longer fit.
+	awk 'BEGIN { for (i = 0; i < 3000; i++)
+	    printf "k%05d\tc\tvalue %d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
+	run -137 env PERC_FAILPOINT=after-prewrite perc load \
+	    < "$BATS_TEST_TMPDIR/in"
+	perc set z c old
+	run -1 perc get k00000 c
+	fill_up
+	run -0 --separate-stderr perc scan
+	assert_output "z	c	old"
+	rm "$MNT/filler"
+	run -0 perc resolve-locks
+	run -0 perc resolve-locks --all --dry-run
+	assert_output ''
+}
+
 @test "a full disk: reads work, a write fails with one line naming the file system, and all comes back once space is freed" {
 	mount_small_fs 3m
 	export PERC_DIR=$MNT/db

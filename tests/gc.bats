@@ -175,6 +175,28 @@ gc_to() {
 	assert_output from-t
 }
 
+@test "the rollback record of the oldest open transaction, which set gc's bound, stays while it is open" {
+	perc set a col old-a
+	t=$(perc begin)
+	perc set -t "$t" a col new-a
+	PERC_LOCK_TTL=1 PERC_FAILPOINT=after-prewrite:pause=60 perc commit -t "$t" \
+	    > /dev/null 2>&1 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	poll 200 eval 'perc show a col | grep -q $'"'"'^col\tlock\t'"'" ||
+	    fail "the commit never prewrote"
+	# Its lock outlives its TTL: a reader rolls it back, at the start
+	# of t, whose owner lives on, paused, its journal the oldest open.
+	run -0 timeout 20 perc get a col
+	assert_output old-a
+	perc show a col | grep -q $'\twrite\t'"$t"$'\top=rollback' ||
+	    fail "no rollback record at $t: $(perc show a col)"
+	run -0 perc gc --retain 0
+	[ "${output%%$'\t'*}" = "$t" ] || fail "gc's safe point: '$output', not $t"
+	perc show a col | grep -q $'\twrite\t'"$t"$'\top=rollback' ||
+	    fail "gc removed the rollback record at its bound: $(perc show a col)"
+}
+
 @test "gc resolves a dead owner's locks below the safe point first" {
 	perc set a col old-a
 	t=$(perc begin)

@@ -142,8 +142,16 @@ teardown() {
 }
 
 kill_bg() {
-	local p
+	local p st
 	for p in "${BG_PIDS[@]}"; do
+		# One a test stopped goes on first.  Only that one: a SIGCONT
+		# that reaches a process ending on the TERM can cancel the stop
+		# that LeakSanitizer's exit-time check waits for, and hang
+		# check-asan for good.
+		st=
+		read -r st < "/proc/$p/stat" 2>/dev/null || true
+		st=${st##*) }
+		[ "${st%% *}" != T ] || kill -CONT "$p" 2>/dev/null || true
 		kill "$p" 2>/dev/null || true
 	done
 	for p in "${BG_PIDS[@]}"; do
@@ -299,4 +307,30 @@ abc() {
 		out="$out$v "
 	done
 	echo "${out% }"
+}
+
+# bucket ROW: the bucket of ROW's keys, its CRC-32 modulo 64, which
+# gzip's trailer holds (little-endian).
+bucket() {
+	printf %s "$1" | gzip -c | tail -c 8 | od -An -N4 -tu1 |
+	    awk '{ print ($1 + 256 * ($2 + 256 * ($3 + 256 * $4))) % 64 }'
+}
+
+# ask REQUEST: send one request to the shell coprocess SH, and read its
+# answer's first word into st and the rest into res.
+ask() {
+	echo "$1" >&"${SH[1]}"
+	read -r st res <&"${SH[0]}"
+}
+
+# read_after ROW: ROW's value once the cluster answers (a failover may
+# be under way), in VALUE.
+read_after() {
+	for _ in $(seq 50); do
+		run perc get "$1" c
+		[ "$status" -le 1 ] && break
+		sleep 0.2
+	done
+	[ "$status" -le 1 ] || fail "reading $1: exit $status: $output"
+	VALUE=$output
 }

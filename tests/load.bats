@@ -344,6 +344,52 @@ interrupt_load() {
 	[ "$(perc scan | wc -l)" -eq "$n" ]
 }
 
+# Does process $1 hold the store (the flock on store.lock)?
+holds_store() {
+	local ino
+	ino=$(stat -c %i "$PERC_DIR/store.lock") || return 1
+	awk -v pid="$1" -v ino="$ino" '$2 == "FLOCK" && $5 == pid &&
+	    $6 ~ (":" ino "$") { found = 1 } END { exit !found }' /proc/locks
+}
+
+@test "a load kept from the store past its TTL by a stopped reader keeps its locks: it is waiting, not gone" {
+	perc_leveldb_only
+	skip_under_valgrind "a reader must take the store in one of the load's pauses"
+	n=300000
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "row%07d\tcol\tvalue %d\n", i, i }' > "$BATS_TEST_TMPDIR/in"
+	PERC_LOCK_TTL=0.5 perc load < "$BATS_TEST_TMPDIR/in" \
+	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for i in $(seq 3000); do
+		holds_store "$pid" && break
+		kill -0 "$pid" 2> /dev/null || fail "the load ended early: $(cat "$BATS_TEST_TMPDIR/err")"
+		sleep 0.01
+	done
+	# A reader that takes the store in one of the load's pauses, and is
+	# stopped there for 4 of the load's TTLs; the load waits meanwhile,
+	# and its primary's wall time ages past the TTL.
+	PERC_LOCK_TIMEOUT=30 perc get row0000001 col > /dev/null \
+	    2> "$BATS_TEST_TMPDIR/rerr" 3>&- &
+	reader=$!
+	BG_PIDS+=("$reader")
+	for i in $(seq 3000); do
+		holds_store "$reader" && break
+		kill -0 "$reader" 2> /dev/null || break
+		sleep 0.01
+	done
+	holds_store "$reader" || skip "the reader never met the load (it took the store before or after it)"
+	kill -STOP "$reader"
+	sleep 2         # the fault: the store held, by a stopped process
+	kill -CONT "$reader"
+	rc=0
+	wait "$reader" || rc=$?
+	[ "$rc" -le 1 ] || fail "the reader exited $rc: $(cat "$BATS_TEST_TMPDIR/rerr")"
+	wait "$pid" || fail "perc load exited $?: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$(perc scan | wc -l)" -eq "$n" ]
+}
+
 @test "readers and writers beside a large commit never wait for it, and see all of it or none" {
 	skip_under_valgrind "PERC_LOCK_TIMEOUT=2 is the point, and a perc run under memcheck takes about a second"
 	# 400,000 cells on either store (some 4 s of commit on LevelDB,

@@ -30,6 +30,8 @@ setup() {
 
 teardown() {
 	kill_bg
+	# A node a test stopped (SIGSTOP) could not stop at a TERM.
+	[ -z "${STOPPED:-}" ] || kill -CONT "$STOPPED" 2> /dev/null || true
 	if [ -d "$BATS_TEST_TMPDIR/c" ]; then
 		"$CLUSTER" stop "$BATS_TEST_TMPDIR/c"
 	fi
@@ -84,13 +86,6 @@ table() {
 	perc_test_table "$BATS_TEST_TMPDIR/$1"
 }
 
-# bucket ROW: the bucket of ROW's keys, its CRC-32 modulo 64, which
-# gzip's trailer holds (little-endian).
-bucket() {
-	printf %s "$1" | gzip -c | tail -c 8 | od -An -N4 -tu1 |
-	    awk '{ print ($1 + 256 * ($2 + 256 * ($3 + 256 * $4))) % 64 }'
-}
-
 # lease TABLE ROW TS CMD [ARGS...]: CMD on the lease of transaction TS
 # of TABLE, whose primary is in row ROW, through the first seed.
 lease() {
@@ -105,13 +100,6 @@ leases() {
 	for m in $("$CLUSTER" masters "$BATS_FILE_TMPDIR/c"); do
 		rcli "${m##*:}" --scan --pattern "perc:{$1:*}:lease:*"
 	done
-}
-
-# ask REQUEST: one request to the shell coprocess SH; its answer in st
-# and res.
-ask() {
-	echo "$1" >&"${SH[1]}"
-	read -r st res <&"${SH[0]}"
 }
 
 @test "init --store keeps the cells in the cluster and only config and journals in DIR" {
@@ -466,7 +454,12 @@ reader() {
 	done
 }
 
-@test "bank transfers from 4 workers while a master is killed: sums right, nothing printed lost" {
+# bank_under_fault FAULT...: 4 workers' bank transfers of 30 each as
+# separate commands, a reader's snapshots, and a setter's one-cell sets
+# on a row of master 1, with FAULT run against master 1 once they are
+# well under way; then every snapshot must sum right, every printed
+# transfer and set must be there, and nothing else.
+bank_under_fault() {
 	own_cluster
 	perc init --store "$URL/bank" "$BATS_TEST_TMPDIR/d"
 	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=30
@@ -508,7 +501,7 @@ reader() {
 	done
 	[ "$(wc -l < "$LOG")" -ge 20 ]
 	killed=$(date +%s%N)
-	"$CLUSTER" kill "$BATS_TEST_TMPDIR/c" 1
+	"$@"
 	for p in "${pids[@]}"; do
 		wait "$p" || echo "a worker exited $?" >> "$FAIL"
 	done
@@ -530,13 +523,52 @@ reader() {
 	    END { for (i = 0; i < 5; i++) printf "acct%d\tbal\t%d\n", i, 100 + b[i] }' \
 	    "$LOG")
 	assert_output "$expect"
-	# The failover, for the record: commits after the kill, and the
-	# longest time without a commit from the kill on.
+	# The failover, for the record: commits after the fault, and the
+	# longest time without a commit from then on.
 	awk -v k="$killed" '$5 > k { print $5 }' "$LOG" | sort -n |
 	    awk -v k="$killed" '{ if ($1 - k > gap) gap = $1 - k; k = $1; n++ }
-	    END { printf "# failover: %d of 120 transfers after the kill, " \
+	    END { printf "# failover: %d of 120 transfers after the fault, " \
 	        "longest wait for a commit %.1f s, none lost", n, gap / 1e9 }' >&3
 	echo ", nor any of $(wc -l < "$SETS") one-cell sets of $row" >&3
+}
+
+@test "bank transfers from 4 workers while a master is killed: sums right, nothing printed lost" {
+	bank_under_fault "$CLUSTER" kill "$BATS_TEST_TMPDIR/c" 1
+}
+
+# other_masters PORT: how many nodes but PORT's are masters now.
+other_masters() {
+	local conf p n=0
+	for conf in "$BATS_TEST_TMPDIR"/c/node*/redis.conf; do
+		p=$(awk '$1 == "port" { print $2 }' "$conf")
+		[ "$p" != "$1" ] || continue
+		[ "$(rcli "$p" ROLE 2> /dev/null | head -n 1)" != master ] ||
+		    n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# pause_master_until_replaced: stop master 1 (SIGSTOP) until another
+# node serves its slots, its replica promoted, then let it go on: it
+# comes back a replica, having answered nothing meanwhile.
+pause_master_until_replaced() {
+	local port pid
+	port=$("$CLUSTER" nodes "$BATS_TEST_TMPDIR/c" | awk '$1 == 1 { print $3 }')
+	pid=$(pgrep -f "^redis-server 127.0.0.1:$port ")
+	STOPPED=$pid
+	kill -STOP "$pid"
+	for _ in $(seq 300); do
+		[ "$(other_masters "$port")" -eq 3 ] && break
+		sleep 0.1
+	done
+	[ "$(other_masters "$port")" -eq 3 ] ||
+	    fail "node 1's replica was never promoted"
+	kill -CONT "$pid"
+	STOPPED=
+}
+
+@test "bank transfers from 4 workers while a master is paused until its replica takes over: sums right, nothing printed lost" {
+	bank_under_fault pause_master_until_replaced
 }
 
 # master_of TABLE ROW: the port of the master of ROW's bucket, the one
@@ -549,23 +581,41 @@ master_of() {
 	done
 }
 
-# read_after ROW: ROW's value once the cluster answers, in VALUE.
-read_after() {
-	for _ in $(seq 50); do
-		run perc get "$1" c
-		[ "$status" -le 1 ] && break
-		sleep 0.2
-	done
-	[ "$status" -le 1 ] || fail "reading $1: exit $status: $output"
-	VALUE=$output
-}
-
 # replica_of PORT: the port of a replica of master PORT.
 replica_of() {
 	local id
 	id=$(rcli "$1" CLUSTER MYID)
 	rcli "$1" CLUSTER NODES | awk -v id="$id" '$4 == id && $3 ~ /slave/ {
 	    split($2, a, "[:@]"); print a[2]; exit }'
+}
+
+# cut_replica M: from now on master M's replica gets none of M's writes
+# (it may not sync, and its link is dropped), while M, the cluster and
+# every client go on as ever: what M writes stays on M alone.
+cut_replica() {
+	rcli "$1" ACL SETUSER default -sync -psync -replconf > /dev/null
+	rcli "$1" CLIENT KILL TYPE replica > /dev/null
+}
+
+# master_and_replica: the master M of row a0 in table $TABLE and its
+# replica R, once the new cluster's nodes agree on who serves what.
+master_and_replica() {
+	for _ in $(seq 50); do
+		M=$(master_of "$TABLE" a0)
+		R=$([ -z "$M" ] || replica_of "$M")
+		[ -n "$R" ] && break
+		sleep 0.1
+	done
+	[ -n "$R" ] || fail "no master or replica of a0 (master '$M')"
+}
+
+# other_row: SEEN_ROW, a row that a master other than M serves.
+other_row() {
+	for i in $(seq 0 63); do
+		SEEN_ROW=b$i
+		[ "$(master_of "$TABLE" "$SEEN_ROW")" != "$M" ] && return
+	done
+	fail "every row b0 to b63 is on a0's master"
 }
 
 # takeover_during CMD...: CMD in the background on a cell of row a0
@@ -576,17 +626,9 @@ replica_of() {
 # SEEN is what a reader reads of row $SEEN_ROW; then R takes M's place
 # (CLUSTER FAILOVER TAKEOVER), CMD ends, and RC is its status.
 takeover_during() {
-	local m r pid
-	# A new cluster's nodes may not all agree yet on who serves what.
-	for _ in $(seq 50); do
-		m=$(master_of "$TABLE" a0)
-		r=$([ -z "$m" ] || replica_of "$m")
-		[ -n "$r" ] && break
-		sleep 0.1
-	done
-	[ -n "$r" ] || fail "no master or replica of a0 (master '$m')"
-	rcli "$m" ACL SETUSER default -sync -psync -replconf > /dev/null
-	rcli "$m" CLIENT KILL TYPE replica > /dev/null
+	local pid
+	master_and_replica
+	cut_replica "$M"
 	"$@" > "$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
 	pid=$!
 	BG_PIDS+=("$pid")
@@ -595,8 +637,8 @@ takeover_during() {
 		sleep 0.1
 	done
 	SEEN=$(PERC_LOCK_TIMEOUT=1 perc get "$SEEN_ROW" c 2> /dev/null) || true
-	rcli "$r" CLUSTER FAILOVER TAKEOVER > /dev/null
-	rcli "$m" ACL SETUSER default +@all > /dev/null
+	rcli "$R" CLUSTER FAILOVER TAKEOVER > /dev/null
+	rcli "$M" ACL SETUSER default +@all > /dev/null
 	RC=0
 	wait "$pid" || RC=$?
 	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
@@ -607,11 +649,8 @@ takeover_during() {
 	TABLE=cut
 	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
 	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=20
-	m=$(master_of "$TABLE" a0)
-	for i in $(seq 0 63); do
-		SEEN_ROW=b$i
-		[ "$(master_of "$TABLE" "$SEEN_ROW")" != "$m" ] && break
-	done
+	master_and_replica
+	other_row
 	t=$(perc begin)
 	perc set -t "$t" a0 c 1         # the primary: first in byte order
 	perc set -t "$t" "$SEEN_ROW" c 1
@@ -638,6 +677,116 @@ takeover_during() {
 	why="a0 '$a', a reader saw '$SEEN', set exit $RC: $(cat "$BATS_TEST_TMPDIR/out")"
 	[ -z "$SEEN" ] || [ "$SEEN" = "$a" ] || fail "$why"
 	[ "$RC" -ne 0 ] || [ "$a" = 1 ] || fail "$why"
+}
+
+# commit_on_cut_master TXN: commit TXN, whose primary is on row a0 of
+# master M, so that its commit point is on M alone: every lock is
+# written and on a replica, then M's replica is cut off (cut_replica),
+# then the commit point goes in on M, and the committer is killed
+# (kill -9) while it waits for a replica that never confirms it.
+commit_on_cut_master() {
+	local pid
+	PERC_FAILPOINT=after-prewrite:pause=60 perc commit -t "$1" \
+	    > "$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	poll 200 grep -q nanosleep "/proc/$pid/wchan" ||
+	    fail "the commit never paused after its prewrites"
+	cut_replica "$M"
+	kill -CONT "$pid"
+	poll 100 eval 'perc show a0 c | grep -q $'"'"'^c\twrite\t'"'" ||
+	    fail "no commit record of a0 on its master: $(cat "$BATS_TEST_TMPDIR/out")"
+	kill -9 "$pid"
+}
+
+@test "a reader never rolls a transfer forward on a commit record that only a cut-off master holds" {
+	own_cluster
+	TABLE=fate
+	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=20
+	master_and_replica
+	other_row
+	perc set a0 c 5
+	perc set "$SEEN_ROW" c 5
+	t=$(perc begin)
+	perc set -t "$t" a0 c 4         # the primary: first in byte order
+	perc set -t "$t" "$SEEN_ROW" c 6
+	commit_on_cut_master "$t"
+	# A reader meets the secondary's lock, and finds the commit record
+	# on M: it must not act on it, since only M has it.
+	SEEN=$(PERC_LOCK_TIMEOUT=2 perc get "$SEEN_ROW" c 2> /dev/null) || true
+	rcli "$R" CLUSTER FAILOVER TAKEOVER > /dev/null
+	rcli "$M" ACL SETUSER default +@all > /dev/null
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+	read_after a0
+	a=$VALUE
+	read_after "$SEEN_ROW"
+	b=$VALUE
+	why="a0 '$a', $SEEN_ROW '$b', a reader saw '$SEEN'"
+	[ $((a + b)) -eq 10 ] || fail "a transfer committed in part: $why"
+	[ -z "$SEEN" ] || [ "$SEEN" = "$b" ] || fail "a reader saw a lost commit: $why"
+}
+
+@test "a read never returns a value that only a cut-off master holds, through get or scan" {
+	own_cluster
+	TABLE=seen
+	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=2
+	master_and_replica
+	perc set a0 c old
+	t=$(perc begin)
+	perc set -t "$t" a0 c new
+	commit_on_cut_master "$t"
+	GOT=$(perc get a0 c 2> /dev/null) || true
+	SCANNED=$(perc scan --prefix a0 2> /dev/null | cut -f 3) || true
+	rcli "$R" CLUSTER FAILOVER TAKEOVER > /dev/null
+	rcli "$M" ACL SETUSER default +@all > /dev/null
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+	read_after a0
+	why="a0 is '$VALUE' after the takeover; get read '$GOT', scan '$SCANNED'"
+	[ -z "$GOT" ] || [ "$GOT" = "$VALUE" ] || fail "a get read a lost commit: $why"
+	[ -z "$SCANNED" ] || [ "$SCANNED" = "$VALUE" ] ||
+	    fail "a scan read a lost commit: $why"
+}
+
+# replica_flagged M R: master M flags its replica R as failing.
+replica_flagged() {
+	rcli "$1" CLUSTER NODES |
+	    awk -v p=":$2@" 'index($2, p) && $3 ~ /fail/ { found = 1 }
+	        END { exit !found }'
+}
+
+@test "a master whose replica is failing, or was when the map was loaded, acknowledges no commit alone" {
+	own_cluster
+	TABLE=alone
+	perc init --store "$URL/$TABLE" "$BATS_TEST_TMPDIR/d"
+	export PERC_DIR=$BATS_TEST_TMPDIR/d PERC_LOCK_TIMEOUT=2
+	master_and_replica
+	perc set a0 c 0
+	STOPPED=$(pgrep -f "^redis-server 127.0.0.1:$R ")
+	kill -STOP "$STOPPED"
+	poll 150 replica_flagged "$M" "$R" ||
+	    fail "master $M never flagged its stopped replica $R"
+	# A commit acknowledged on M alone is lost if R takes over, which
+	# is what the majority does when M is the one cut off.
+	run perc set a0 c 1
+	[ "$status" -ne 0 ] || fail "a commit was acknowledged with its master's replica failing"
+	# A shell that loads its map now, while R is failing...
+	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }
+	BG_PIDS+=("$SH_PID")
+	ask "set a0 c 2"
+	[ "$st" = err ] || fail "the shell's commit was acknowledged with the replica failing: $st $res"
+	kill -CONT "$STOPPED"
+	STOPPED=
+	"$CLUSTER" wait-ok "$BATS_TEST_TMPDIR/c"
+	poll 100 eval "rcli $M INFO replication | grep -q 'state=online'" ||
+	    fail "replica $R never came back online"
+	# ... still waits for R once it is back: with R then cut off, its
+	# commit must not be acknowledged on M alone.
+	cut_replica "$M"
+	ask "set a0 c 3"
+	[ "$st" = err ] || fail "the shell acknowledged a commit its master's replica never had: $st $res"
+	rcli "$M" ACL SETUSER default +@all > /dev/null
 }
 
 # ts_loop ID: perc ts until $STOP exists, each timestamp with the time
