@@ -16,6 +16,7 @@ struct cmd {
 	const char *name;       /* as the user types it: "resolve-locks" */
 	int       (*fn)(int argc, char **argv, struct perc_ctx *ctx);
 	const char *summary;    /* one line for "perc help" */
+	const char *does;       /* a sentence for -h: what it does and prints */
 };
 
 /* Options every command accepts; each command appends its own. */
@@ -42,6 +43,8 @@ int cmd_scan(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_set(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_shell(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_repl(struct perc_ctx *ctx);     /* perc shell for people */
+extern int cmd_people;                  /* ... which runs this command */
 int cmd_show(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_status(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_ts(int argc, char **argv, struct perc_ctx *ctx);
@@ -65,6 +68,10 @@ int  cmd_usage_error(const char *usage, const char *fmt, ...)
 int  cmd_bad_option(const char *usage, int ch, char **argv); /* 2 */
 int  cmd_help_text(const char *usage); /* to stdout; returns 0 */
 int  cmd_fail(int rc);
+/* The one of names[0..n) within two edits of name, for "did you
+   mean", or NULL. */
+const char *cmd_nearest(const char *name, const char *const *names,
+    size_t n);
 int  cmd_out_of_memory(void);           /* says so; returns 7 */
 int  cmd_open_db(struct perc_ctx *ctx);
 int  cmd_parse_ts(perc_ts *out, const char *arg);
@@ -85,6 +92,33 @@ int  cmd_write_cell(int argc, char **argv, struct perc_ctx *ctx,
                     const char *usage, const struct cmd_cell_verb *verb);
 int  cmd_read_stdin(perc_buf *out);
 int  cmd_print_field(perc_bytes field);
+
+/*
+ * The output layer (cmd/out.c): a row of named fields, as a TSV line,
+ * or as a JSON object a line once --json (CMD_JSON_LONGOPT, whose
+ * getopt_long value is CMD_OPT_JSON) set cmd_json.  OUT_NONE: no value
+ * (\N in TSV, null in JSON).
+ */
+enum out_type { OUT_BYTES, OUT_NONE, OUT_TS, OUT_COUNT, OUT_WORD };
+struct out_field {
+	const char   *name;
+	enum out_type type;
+	perc_bytes    bytes;    /* OUT_BYTES */
+	uint64_t      n;        /* OUT_TS, OUT_COUNT */
+	const char   *word;     /* OUT_WORD */
+};
+#define OUT_B(nm, b)  { (nm), OUT_BYTES, (b), 0, NULL }
+#define OUT_TS_(nm, t) { (nm), OUT_TS, { NULL, 0 }, (t), NULL }
+#define OUT_N(nm, c)  { (nm), OUT_COUNT, { NULL, 0 }, (c), NULL }
+#define OUT_W(nm, w)  { (nm), OUT_WORD, { NULL, 0 }, 0, (w) }
+#define OUT_NULL(nm)  { (nm), OUT_NONE, { NULL, 0 }, 0, NULL }
+#define CMD_OPT_JSON 1000
+#define CMD_JSON_LONGOPT { "json", no_argument, NULL, CMD_OPT_JSON }
+#define CMD_JSON_HELP "    --json               JSON Lines, not TSV (see perc(1))\n"
+extern int cmd_json;
+int  cmd_out_row(const struct out_field *f, size_t n);
+int  cmd_out_object(const struct out_field *f, size_t n, const char *list,
+                    const struct out_field *rows, size_t nrows, size_t width);
 int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
 
 /*

@@ -4,27 +4,33 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc get [-e] [-t TXN | --at TS] [--lock] ROW COLUMN "
+    "usage: perc get [-e] [-t TXN | --at TS] [--lock] [--json] ROW COLUMN "
     "[ROW COLUMN]...\n"
     "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n"
     "    -t, --txn TXN        the snapshot of TXN, with its buffered writes\n"
     "    --at TS              the snapshot at timestamp TS\n"
-    "    --lock               lock the cell at commit (with -t), as a write\n";
+    "    --lock               lock the cell at commit (with -t), as a write\n"
+    CMD_JSON_HELP;
 
 enum { OPT_AT = 256, OPT_LOCK };       /* long-only options */
 
 /*
- * With several cells each value is one line, escaped as in TSV output,
- * and a cell with no value is the line \N, which escaping never makes.
+ * With several cells, or --json, each value is one line, escaped as in
+ * TSV output, and a cell with no value is the line \N, which escaping
+ * never makes (null in JSON).
  */
 static void
 print_line(const perc_buf *val)
 {
-	if (val == NULL)
-		fputs("\\N", stdout);
-	else
-		cmd_print_field((perc_bytes){ val->data, val->len });
-	putchar('\n');
+	perc_bytes v = { NULL, 0 };
+	struct out_field f = OUT_NULL("value");
+
+	if (val != NULL) {
+		v.data = val->data;
+		v.len = val->len;
+		f = (struct out_field)OUT_B("value", v);
+	}
+	cmd_out_row(&f, 1);
 }
 
 int
@@ -32,6 +38,7 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "escaped", no_argument,      NULL, 'e' },
 		{ "txn",  required_argument, NULL, 't' },
 		{ "at",   required_argument, NULL, OPT_AT },
@@ -52,6 +59,9 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);
@@ -106,9 +116,13 @@ cmd_get(int argc, char **argv, struct perc_ctx *ctx)
 		if (rc < 0 && rc != PERC_ENOTFOUND)
 			break;
 		missing |= rc == PERC_ENOTFOUND;
-		if (argc == 2 && rc == 0 && val.len > 0)
+		if (argc == 2 && !cmd_json && rc == 0 && cmd_people) {
+			/* At a prompt: a line, escaped unless printable. */
+			cmd_print_field((perc_bytes){ val.data, val.len });
+			putchar('\n');
+		} else if (argc == 2 && !cmd_json && rc == 0 && val.len > 0)
 			fwrite(val.data, 1, val.len, stdout);
-		else if (argc > 2)
+		else if (argc > 2 || cmd_json)
 			print_line(rc == 0 ? &val : NULL);
 		rc = 0;
 	}

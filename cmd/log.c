@@ -11,12 +11,14 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc log [--since TS] [--follow] [--prefix P] [--column C]\n"
+    "usage: perc log [--since TS] [--follow] [--prefix P] [--column C] "
+    "[--json]\n"
     "    --since TS           the writes committed above TS (default: a\n"
     "                         fresh timestamp)\n"
     "    -f, --follow         keep printing as transactions commit\n"
     "    --prefix P           only rows that begin with P\n"
-    "    --column C           only column C\n";
+    "    --column C           only column C\n"
+    CMD_JSON_HELP;
 
 enum { OPT_SINCE = 256, OPT_PREFIX, OPT_COLUMN };
 
@@ -62,25 +64,28 @@ print_change(void *arg, perc_ts commit_ts, perc_bytes row, perc_bytes col,
     int is_put, perc_bytes value)
 {
 	struct printer *p = arg;
+	const perc_bytes v = is_put ? value : (perc_bytes){ NULL, 0 };
+	const struct out_field f[] = { OUT_TS_("commit_ts", commit_ts),
+	    OUT_B("row", row), OUT_B("column", col),
+	    OUT_W("op", is_put ? "put" : "del"), OUT_B("value", v) };
 
 	if (p->last != 0 && p->last != commit_ts && fflush(stdout) != 0)
 		return output_failed(p) < 0 ? -PERC_EIO : 1;
 	p->last = commit_ts;
-	printf("%" PRIu64 "\t", commit_ts);
-	cmd_print_field(row);
-	putchar('\t');
-	cmd_print_field(col);
-	fputs(is_put ? "\tput\t" : "\tdel\t", stdout);
-	if (is_put)
-		cmd_print_field(value);
-	putchar('\n');
-	return 0;
+	/* A delete's value: the empty field, or in JSON none. */
+	return cmd_out_row(f, is_put || !cmd_json ? 5 : 4);
 }
 
 static int
 print_resolved(struct printer *p, perc_ts r)
 {
-	printf("%" PRIu64 "\t\t\tresolved\t\n", r);
+	const perc_bytes none = { NULL, 0 };
+	const struct out_field tsv[] = { OUT_TS_("commit_ts", r),
+	    OUT_B("row", none), OUT_B("column", none), OUT_W("op", "resolved"),
+	    OUT_B("value", none) };
+	const struct out_field json = OUT_TS_("resolved", r);
+
+	cmd_out_row(cmd_json ? &json : tsv, cmd_json ? 1 : 5);
 	if (fflush(stdout) != 0 && output_failed(p) < 0)
 		return -1;
 	return 0;
@@ -171,6 +176,7 @@ cmd_log(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "since",  required_argument, NULL, OPT_SINCE },
 		{ "follow", no_argument,       NULL, 'f' },
 		{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -189,6 +195,9 @@ cmd_log(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);

@@ -6,30 +6,73 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "describe.h"
 
 /* Sorted by name; "perc help" prints it in this order. */
 const struct cmd cmd_table[] = {
-	{ "abort",         cmd_abort,         "discard a transaction" },
-	{ "begin",         cmd_begin,         "start a transaction" },
-	{ "commit",        cmd_commit,        "two-phase commit a transaction" },
-	{ "del",           cmd_del,           "delete a cell" },
-	{ "gc",            cmd_gc,            "remove versions no snapshot reads" },
-	{ "get",           cmd_get,           "print one value" },
-	{ "help",          cmd_help,          "show a command's manual" },
-	{ "init",          cmd_init,          "create a data directory" },
-	{ "load",          cmd_load,          "write cells read from stdin" },
-	{ "log",           cmd_log,           "print committed writes in commit order" },
-	{ "notify",        cmd_notify,        "weakly notify a cell" },
-	{ "resolve-locks", cmd_resolve_locks, "clean up abandoned locks" },
-	{ "run-observer",  cmd_run_observer,  "run a command per dirty cell" },
-	{ "scan",          cmd_scan,          "list visible cells" },
-	{ "scan-notify",   cmd_scan_notify,   "list dirty observed cells" },
-	{ "set",           cmd_set,           "write a cell" },
-	{ "shell",         cmd_shell,         "run commands from stdin, one a line" },
-	{ "show",          cmd_show,          "dump the raw cells of a row" },
-	{ "status",        cmd_status,        "show the state of the directory" },
-	{ "ts",            cmd_ts,            "print fresh timestamps" },
-	{ "wait",          cmd_wait,          "wait until the observers are done" },
+	{ "abort",         cmd_abort,         "discard a transaction",
+	    "Discard transaction TXN and roll back any locks it already "
+	    "wrote; prints nothing." },
+	{ "begin",         cmd_begin,         "start a transaction",
+	    "Start a transaction and print its handle, for the -t of the "
+	    "commands that follow." },
+	{ "commit",        cmd_commit,        "two-phase commit a transaction",
+	    "Commit transaction TXN in two phases and print its commit "
+	    "timestamp (nothing when it wrote nothing)." },
+	{ "del",           cmd_del,           "delete a cell",
+	    "Delete a cell, in TXN or in a transaction of its own; prints "
+	    "nothing." },
+	{ "gc",            cmd_gc,            "remove versions no snapshot reads",
+	    "Remove the versions no snapshot can read any more; prints "
+	    "SAFE_POINT<TAB>VERSIONS_REMOVED." },
+	{ "get",           cmd_get,           "print one value",
+	    "Print a cell's value as it is (several cells, or --json: a "
+	    "line each, escaped); exit 1 when it has none." },
+	{ "help",          cmd_help,          "show a command's manual",
+	    "Show the manual page of a command or a topic; with none, list "
+	    "the commands and topics." },
+	{ "init",          cmd_init,          "create a data directory",
+	    "Create a data directory, or join a table of a Redis store, and "
+	    "name its observed columns." },
+	{ "load",          cmd_load,          "write cells read from stdin",
+	    "Write the cells read from standard input "
+	    "(ROW<TAB>COLUMN<TAB>VALUE, escaped); prints each commit "
+	    "timestamp." },
+	{ "log",           cmd_log,           "print committed writes in commit order",
+	    "Print committed writes in commit order, "
+	    "COMMIT_TS<TAB>ROW<TAB>COLUMN<TAB>OP<TAB>VALUE a line." },
+	{ "notify",        cmd_notify,        "weakly notify a cell",
+	    "Weakly notify a cell of a weakly observed column, so that its "
+	    "observer runs; prints nothing." },
+	{ "resolve-locks", cmd_resolve_locks, "clean up abandoned locks",
+	    "Roll the locks of gone owners forward or back; prints "
+	    "ROW<TAB>COLUMN<TAB>START_TS<TAB>ACTION for each." },
+	{ "run-observer",  cmd_run_observer,  "run a command per dirty cell",
+	    "Run COMMAND in a transaction for each dirty cell of the "
+	    "observed columns, until stopped or --once done." },
+	{ "scan",          cmd_scan,          "list visible cells",
+	    "Print the visible cells in byte order, "
+	    "ROW<TAB>COLUMN<TAB>VALUE a line, escaped." },
+	{ "scan-notify",   cmd_scan_notify,   "list dirty observed cells",
+	    "Print the dirty cells of the observed columns, ROW<TAB>COLUMN "
+	    "a line." },
+	{ "set",           cmd_set,           "write a cell",
+	    "Write a cell, in TXN or in a transaction of its own; a missing "
+	    "VALUE is read from standard input; prints nothing." },
+	{ "shell",         cmd_shell,         "run commands from stdin, one a line",
+	    "Answer requests read from standard input, one a line (see "
+	    "perc-shell(1)); on a terminal, a prompt for people." },
+	{ "show",          cmd_show,          "dump the raw cells of a row",
+	    "Print every raw record of a row, locks included, "
+	    "COLUMN<TAB>KIND<TAB>TS<TAB>DETAIL a line." },
+	{ "status",        cmd_status,        "show the state of the directory",
+	    "Print the state of the data directory, KEY<TAB>VALUE a line, "
+	    "or its open transactions." },
+	{ "ts",            cmd_ts,            "print fresh timestamps",
+	    "Print fresh timestamps from the oracle, one a line." },
+	{ "wait",          cmd_wait,          "wait until the observers are done",
+	    "Wait until no observed cell is dirty and no observer run is in "
+	    "flight; prints nothing." },
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);
 
@@ -69,37 +112,6 @@ run_cmd(const struct cmd *c, int argc, char **argv, struct perc_ctx *ctx)
 }
 
 /*
- * Edits (insert, delete, substitute, swap two neighbours) from a to b,
- * the restricted Damerau-Levenshtein distance, for "did you mean".
- */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, d[32][32];
-
-	if (la >= 32 || lb >= 32)
-		return (size_t)-1;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
-
-/*
  * A standard descriptor the caller closed would go to the first file
  * perc opens (a journal, the oracle), and what is printed would land
  * there: /dev/null holds it instead, read-only, so that a write to it
@@ -120,21 +132,35 @@ hold_std_fds(void)
 static int
 unknown(const char *name)
 {
-	size_t i, dist, best = (size_t)-1;
-	const char *nearest = NULL;
+	const char *names[64], *nearest;
+	size_t i;
 
-	for (i = 0; i < cmd_count; i++)
-		if ((dist = edit_distance(name, cmd_table[i].name)) < best) {
-			best = dist;
-			nearest = cmd_table[i].name;
-		}
-	if (nearest != NULL && best <= 2 && best < strlen(name))
+	for (i = 0; i < cmd_count && i < 64; i++)
+		names[i] = cmd_table[i].name;
+	if ((nearest = cmd_nearest(name, names, i)) != NULL)
 		fprintf(stderr, "perc: '%s' is not a perc command; did you "
 		    "mean '%s'? (see 'perc help')\n", name, nearest);
 	else
 		fprintf(stderr, "perc: '%s' is not a perc command; see "
 		    "'perc help'\n", name);
 	return 2;
+}
+
+/* perc --version: the version, then what built it and what it reads. */
+static int
+version(void)
+{
+	const char *name;
+	int oldest, newest;
+	size_t i;
+
+	perc_formats(&oldest, &newest);
+	printf("perc %s\nbuild %s\ndata formats %d to %d\nstores", PERC_VERSION,
+	    PERC_DESCRIBE, oldest, newest);
+	for (i = 0; (name = perc_store_name(i)) != NULL; i++)
+		printf(" %s", name);
+	printf("\n");
+	return 0;
 }
 
 int
@@ -164,8 +190,7 @@ main(int argc, char **argv)
 	/* Options before the command name, parsed by hand as git.c does. */
 	while (argc > 1 && argv[1][0] == '-') {
 		if (strcmp(argv[1], "--version") == 0) {
-			printf("perc %s\n", PERC_VERSION);
-			return 0;
+			return version();
 		} else if (strcmp(argv[1], "-h") == 0 ||
 		    strcmp(argv[1], "--help") == 0) {
 			return cmd_help(1, argv, &ctx);

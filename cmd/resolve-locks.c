@@ -7,10 +7,11 @@
 
 static const char usage[] =
     "usage: perc resolve-locks [--dry-run] [--all] [--older-than"
-    " SECONDS]\n"
+    " SECONDS] [--json]\n"
     "    --dry-run            change nothing; print the action for each lock\n"
     "    --all                every lock, even one whose owner is alive\n"
-    "    --older-than SECONDS only locks written more than SECONDS ago\n";
+    "    --older-than SECONDS only locks written more than SECONDS ago\n"
+    CMD_JSON_HELP;
 
 enum { OPT_DRY_RUN = 256, OPT_ALL, OPT_OLDER_THAN };
 
@@ -19,13 +20,13 @@ static int
 print_lock(const perc_resolved *lock, void *arg)
 {
 	struct cmd_progress *progress = arg;
+	const struct out_field f[] = { OUT_B("row", lock->row),
+	    OUT_B("column", lock->column), OUT_TS_("start_ts", lock->start_ts),
+	    OUT_W("action", lock->action) };
+	int rc = cmd_out_row(f, 4);
 
-	cmd_print_field(lock->row);
-	putchar('\t');
-	cmd_print_field(lock->column);
-	printf("\t%" PRIu64 "\t%s\n", lock->start_ts, lock->action);
 	cmd_progress_tick(progress, progress->n + 1);
-	return 0;
+	return rc;
 }
 
 int
@@ -33,6 +34,7 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "dry-run",    no_argument,       NULL, OPT_DRY_RUN },
 		{ "all",        no_argument,       NULL, OPT_ALL },
 		{ "older-than", required_argument, NULL, OPT_OLDER_THAN },
@@ -48,6 +50,9 @@ cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);

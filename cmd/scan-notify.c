@@ -6,9 +6,10 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc scan-notify [--failures] [--column C]\n"
+    "usage: perc scan-notify [--failures] [--column C] [--json]\n"
     "    --column C           only the dirty cells of column C\n"
-    "    --failures           also how often each cell's observer failed\n";
+    "    --failures           also how often each cell's observer failed\n"
+    CMD_JSON_HELP;
 
 enum { OPT_COLUMN = 256, OPT_FAILURES };
 
@@ -16,14 +17,10 @@ static int
 print_cell(const perc_notify *n, void *arg)
 {
 	const int *failures = arg;
+	const struct out_field f[] = { OUT_B("row", n->row),
+	    OUT_B("column", n->column), OUT_N("failures", n->failures) };
 
-	cmd_print_field(n->row);
-	putchar('\t');
-	cmd_print_field(n->column);
-	if (*failures)
-		printf("\t%" PRIu32, n->failures);
-	putchar('\n');
-	return 0;
+	return cmd_out_row(f, *failures ? 3 : 2);
 }
 
 int
@@ -31,6 +28,7 @@ cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "column",   required_argument, NULL, OPT_COLUMN },
 		{ "failures", no_argument,       NULL, OPT_FAILURES },
 		{ NULL, 0, NULL, 0 }
@@ -43,6 +41,9 @@ cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);

@@ -6,11 +6,12 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc scan [-t TXN | --at TS] [--prefix P] [--column C]\n"
+    "usage: perc scan [-t TXN | --at TS] [--prefix P] [--column C] [--json]\n"
     "    -t, --txn TXN        the snapshot of TXN, with its buffered writes\n"
     "    --at TS              the snapshot at timestamp TS\n"
     "    --prefix P           only rows that begin with P\n"
-    "    --column C           only column C\n";
+    "    --column C           only column C\n"
+    CMD_JSON_HELP;
 
 enum { OPT_AT = 256, OPT_PREFIX, OPT_COLUMN };
 
@@ -19,6 +20,7 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "txn",    required_argument, NULL, 't' },
 		{ "at",     required_argument, NULL, OPT_AT },
 		{ "prefix", required_argument, NULL, OPT_PREFIX },
@@ -39,6 +41,9 @@ cmd_scan(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);

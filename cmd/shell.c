@@ -20,7 +20,11 @@
 #include "cmd.h"
 #include "serve.h"
 
-static const char usage[] = "usage: perc shell";
+static const char usage[] =
+    "usage: perc shell [-i]\n"
+    "    -i, --interactive    for people, whatever standard input is: a prompt,\n"
+    "                         the commands as requests, help (the default on a\n"
+    "                         terminal)\n";
 
 /* Each answer goes out at once: the script waits for it. */
 static int
@@ -103,15 +107,16 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		{ "interactive", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct serve sess;
 	struct input in = { NULL, 0, 0, 0 };
 	char *line;
 	ssize_t len;
-	int ch, rc;
+	int ch, rc, people = isatty(STDIN_FILENO);
 
-	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS, longopts,
+	while ((ch = getopt_long(argc, argv, CMD_COMMON_SHORTOPTS "i", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -119,6 +124,9 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 			break;
 		case 'h':
 			return cmd_help_text(usage);
+		case 'i':
+			people = 1;
+			break;
 		default:
 			return cmd_bad_option(usage, ch, argv);
 		}
@@ -129,6 +137,11 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		    argv[optind]);
 	if ((rc = cmd_open_db(ctx)) < 0)
 		return cmd_fail(rc);
+	if (people) {
+		perc_db_close(ctx->db);
+		ctx->db = NULL;
+		return cmd_repl(ctx);
+	}
 	serve_init(&sess, ctx->db, write_answer, NULL);
 	while ((len = next_request(&line, &in, ctx->db)) >= 0) {
 		/* Busy: the store stays open from request to request. */

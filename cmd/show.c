@@ -5,16 +5,19 @@
 #include "cmd.h"
 
 static const char usage[] =
-    "usage: perc show [-e] ROW [COLUMN]\n"
-    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n";
+    "usage: perc show [-e] [--json] ROW [COLUMN]\n"
+    "    -e, --escaped        ROW and COLUMN in the escaped form scan prints\n"
+    CMD_JSON_HELP;
 
 static int
 print_cell(const perc_raw_cell *cell, void *arg)
 {
+	const struct out_field f[] = { OUT_B("column", cell->column),
+	    OUT_W("kind", cell->kind), OUT_TS_("ts", cell->ts),
+	    OUT_W("detail", cell->detail) };
+
 	(void)arg;
-	cmd_print_field(cell->column);
-	printf("\t%s\t%" PRIu64 "\t%s\n", cell->kind, cell->ts, cell->detail);
-	return 0;
+	return cmd_out_row(f, 4);
 }
 
 int
@@ -22,6 +25,7 @@ cmd_show(int argc, char **argv, struct perc_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
+		CMD_JSON_LONGOPT,
 		{ "escaped", no_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -34,6 +38,9 @@ cmd_show(int argc, char **argv, struct perc_ctx *ctx)
 		switch (ch) {
 		case 'd':
 			ctx->dir = optarg;
+			break;
+		case CMD_OPT_JSON:
+			cmd_json = 1;
 			break;
 		case 'h':
 			return cmd_help_text(usage);

@@ -56,15 +56,23 @@ cmd_bad_option(const char *usage, int ch, char **argv)
 }
 
 /*
- * --help: the usage line, each of the command's options a line, then
- * the options every command takes.
+ * --help: the usage line, what the command does and prints (its
+ * entry in cmd_table, found by the name the usage line gives), each of
+ * its options a line, then the options every command takes.
  */
 int
 cmd_help_text(const char *usage)
 {
 	int n = usage_line_len(usage);
+	const char *name = usage + strlen("usage: perc ");
+	size_t i, len = strcspn(name, " \n");
 
-	printf("%.*s\n\n%s", n, usage, usage[n] == '\n' ? usage + n + 1 : "");
+	printf("%.*s\n\n", n, usage);
+	for (i = 0; i < cmd_count; i++)
+		if (strlen(cmd_table[i].name) == len &&
+		    strncmp(cmd_table[i].name, name, len) == 0)
+			printf("%s\n\n", cmd_table[i].does);
+	printf("%s", usage[n] == '\n' ? usage + n + 1 : "");
 	printf("    -d, --dir DIR        the data directory (default: "
 	    "$PERC_DIR, else .)\n"
 	    "    -h, --help           print this help\n");
@@ -230,13 +238,10 @@ cmd_print_field(perc_bytes field)
 int
 cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value)
 {
-	int rc;
+	const struct out_field f[] = { OUT_B("row", row),
+	    OUT_B("column", col), OUT_B("value", value) };
 
-	if ((rc = cmd_print_field(row)) == 0 && putchar('\t') != EOF &&
-	    (rc = cmd_print_field(col)) == 0 && putchar('\t') != EOF &&
-	    (rc = cmd_print_field(value)) == 0)
-		putchar('\n');
-	return rc;
+	return cmd_out_row(f, 3);
 }
 
 /* SECONDS: a non-negative decimal number, fractions allowed. */
@@ -422,4 +427,50 @@ done:
 	perc_buf_dispose(&rowbuf);
 	perc_buf_dispose(&colbuf);
 	return rc < 0 ? cmd_fail(rc) : 0;
+}
+
+/*
+ * Edits (insert, delete, substitute, swap two neighbours) from a to b,
+ * the restricted Damerau-Levenshtein distance, for "did you mean".
+ */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[32][32];
+
+	if (la >= 32 || lb >= 32)
+		return (size_t)-1;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *
+cmd_nearest(const char *name, const char *const *names, size_t n)
+{
+	size_t i, dist, best = (size_t)-1;
+	const char *nearest = NULL;
+
+	for (i = 0; i < n; i++)
+		if ((dist = edit_distance(name, names[i])) < best) {
+			best = dist;
+			nearest = names[i];
+		}
+	return nearest != NULL && best <= 2 && best < strlen(name) ?
+	    nearest : NULL;
 }

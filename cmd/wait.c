@@ -25,6 +25,7 @@ cmd_wait(int argc, char **argv, struct perc_ctx *ctx)
 		{ "column",  required_argument, NULL, OPT_COLUMN },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct cmd_progress progress;
 	perc_bytes *cols;
 	int64_t timeout_ms = -1;
 	uint64_t dirty;
@@ -64,8 +65,13 @@ cmd_wait(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_usage_error(usage, "unexpected argument '%s'",
 		    argv[optind]);
 	}
-	if ((rc = cmd_open_db(ctx)) == 0)
+	/* What it waits for, on a terminal, as git shows progress. */
+	cmd_progress_start(&progress, "perc wait", "dirty cells left");
+	if ((rc = cmd_open_db(ctx)) == 0) {
+		perc_db_progress(ctx->db, cmd_progress_heard, &progress);
 		rc = perc_wait(&dirty, ctx->db, cols, ncols, timeout_ms);
+	}
+	cmd_progress_done(&progress);
 	free(cols);
 	return rc < 0 ? cmd_fail(rc) : 0;
 }

@@ -21,6 +21,19 @@ load helpers
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/cwd")" ]
 }
 
+@test "-h says in a sentence, after the usage line, what the command does and prints" {
+	for c in $COMMANDS; do
+		run -0 perc "$c" -h
+		# bats drops empty lines: the sentence is the second line.
+		[[ ${lines[1]} =~ ^[A-Z].*\.$ ]] ||
+			fail "perc $c -h: no sentence after the usage: '${lines[1]}'"
+	done
+	run -0 perc set -h
+	[[ ${lines[1]} == *"a missing VALUE is read from standard input"* ]]
+	run -0 perc shell -h
+	[[ ${lines[1]} == *"requests read from standard input"* ]]
+}
+
 @test "-h wins over the other arguments and needs no data directory" {
 	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
 	run -0 --separate-stderr perc get -h r c
@@ -54,12 +67,19 @@ load helpers
 	assert_output ''
 }
 
-@test "perc --version prints the version" {
+@test "perc --version prints the version, the build, the data formats it reads and its stores" {
 	run -0 --separate-stderr perc --version
 	[ -z "$stderr" ]
-	[ "${#lines[@]}" -eq 1 ]
+	[ "${#lines[@]}" -eq 4 ]
 	version=$(sed -n 's/^VERSION *= *//p' "$PERC_SRC/Makefile")
-	assert_output "perc $version"
+	assert_line --index 0 "perc $version"
+	assert_line --index 1 --regexp '^build [0-9a-z.-]+$'
+	assert_line --index 2 --regexp '^data formats 1 to [0-9]+$'
+	assert_line --index 3 'stores leveldb redis'
+	# The newest format is the one a fresh LevelDB directory gets.
+	perc init "$BATS_TEST_TMPDIR/d"
+	newest=${lines[2]##* }
+	grep -qx "format $newest" "$BATS_TEST_TMPDIR/d/config"
 }
 
 @test "an unknown command is a usage error: exit 2, one line" {
@@ -138,6 +158,29 @@ load helpers
 	run -0 timeout 20 perc help get < /dev/null
 	[[ $output == *PERC-GET* ]]
 	[[ $output == *"perc get"* ]]
+}
+
+@test "perc help lists perc(1)'s topics and opens perc(1) for each" {
+	export PERC_DIR="$BATS_TEST_TMPDIR/nowhere"
+	run -0 perc help
+	for t in perc environment exit-status escaping stores files; do
+		assert_line --regexp "^ +$t +[A-Za-z]"
+	done
+	command -v man > /dev/null || skip "man(1) is not installed"
+	for t in perc environment exit-status; do
+		run -0 timeout 20 perc help "$t" < /dev/null
+		[[ $output == *PERC\(1\)* ]]
+		[[ $output == *ENVIRONMENT*PERC_LOCK_TIMEOUT* ]]
+		[[ $output == *"EXIT STATUS"* ]]
+	done
+}
+
+@test "perc help of a mistyped command or topic says what was meant" {
+	run -2 --separate-stderr perc help comit
+	assert_output ''
+	assert_error_line "*'comit'*did you mean 'commit'?*"
+	run -2 --separate-stderr perc help enviroment
+	assert_error_line "*did you mean 'environment'?*"
 }
 
 @test "perc help of an unknown command is a usage error" {

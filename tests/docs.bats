@@ -29,6 +29,17 @@ run_transfer() {
 	assert_output 80
 }
 
+@test "the README's quickstart runs as written and prints what it says" {
+	code=$(readme_block '^    perc init demo.db' '^    perc scan ')
+	[ "$(printf '%s\n' "$code" | wc -l)" -eq 5 ]
+	cd "$BATS_TEST_TMPDIR"
+	run -0 bash -euc "$code"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ ${lines[0]} =~ ^[0-9]+$ ]]   # the commit's timestamp
+	assert_line --index 1 "$(printf 'alice\tbalance\t60')"
+	assert_line --index 2 "$(printf 'bob\tbalance\t40')"
+}
+
 @test "the README's transfer example runs as written" {
 	code=$(readme_block '^    transfer() {' '^    transfer alice bob 30')
 	[ -n "$code" ]

@@ -251,6 +251,16 @@ has() {
 	for c in $COMMANDS; do has "$c"; done
 	complete_line perc help sc
 	[ "${COMPREPLY[*]}" = 'scan scan-notify' ]
+	# The topics perc help lists, and a link of every command.
+	complete_line perc help env
+	[ "${COMPREPLY[*]}" = environment ]
+	complete_line perc help e
+	[ "$(printf '%s\n' "${COMPREPLY[@]}" | sort | xargs)" = \
+	    'environment escaping exit-status' ]
+	for c in $COMMANDS; do
+		complete -p "perc-$c" | grep -q -- '-F _perc' ||
+			fail "perc-$c has no completion"
+	done
 
 	complete_line perc get --
 	has --lock
@@ -270,6 +280,29 @@ has() {
 	[ "$(printf '%s\n' "${COMPREPLY[@]}" | sort -n | tr '\n' ' ')" = "$t1 $t2 " ]
 	complete_line perc get -t "${t2:0:1}"
 	has "$t2"
+}
+
+@test "bash completion: the observed columns of DIR after run-observer and after --column of scan-notify and wait" {
+	source "$PERC_SRC/cmd/perc.bash-completion"
+	perc_fresh_dir obs
+	perc init --observe doc --observe dot --observe-weak weak \
+	    --observe-weak 'a b' "$PERC_DIR"
+	complete_line perc run-observer ''
+	[ "$(printf '%s\n' "${COMPREPLY[@]}" | sort | xargs)" = 'doc dot weak' ]
+	complete_line perc run-observer --once do
+	[ "$(printf '%s\n' "${COMPREPLY[@]}" | sort | xargs)" = 'doc dot' ]
+	complete_line perc scan-notify --column w
+	[ "${COMPREPLY[*]}" = weak ]
+	complete_line perc wait --timeout 5 --column doc --column dot
+	[ "${COMPREPLY[*]}" = dot ]
+	# scan's --column is any column: nothing is guessed.
+	complete_line perc scan --column d
+	[ "${#COMPREPLY[@]}" -eq 0 ]
+	# Another directory's, by -d.
+	other=$BATS_TEST_TMPDIR/other
+	perc init --observe elsewhere "$other"
+	complete_line perc -d "$other" run-observer ''
+	[ "${COMPREPLY[*]}" = elsewhere ]
 }
 
 @test "bash completion: -d DIR earlier on the line chooses the directory of the handles" {

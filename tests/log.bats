@@ -320,6 +320,21 @@ paused_load() {
 	assert_output ''
 }
 
+@test "log: a run that fails leaves no hold on gc, and gc then moves the safe point" {
+	perc set a c 1
+	perc set a c 2
+	SP=$(perc gc --retain 0 | cut -f1)
+	[ "$SP" -gt 1 ]
+	run -8 --separate-stderr perc log --since 1
+	assert_error_line "*safe point $SP*"
+	run -0 perc status
+	assert_line "$(printf 'log_hold\tnone')"
+	[ -z "$(ls -A "$PERC_DIR/holds" 2> /dev/null)" ]
+	perc set a c 3
+	SP2=$(perc gc --retain 0 | cut -f1)
+	[ "$SP2" -gt "$SP" ]
+}
+
 @test "log: a run holds gc at its resolved timestamp for PERC_LOG_HOLD seconds, which status shows" {
 	T0=$(perc ts)
 	perc set a c 1

@@ -286,13 +286,6 @@ unescape() {
 	assert_output 20
 }
 
-# ask REQUEST: send one request to the coprocess SH, and read its
-# answer's first word into st and the rest into res.
-ask() {
-	echo "$1" >&"${SH[1]}"
-	read -r st res <&"${SH[0]}"
-}
-
 @test "a transaction the shell began is the shell's: no journal, a handle unknown elsewhere, gone with the shell" {
 	perc set k c old
 	coproc SH { exec perc shell 2> "$BATS_TEST_TMPDIR/err"; }

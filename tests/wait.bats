@@ -53,6 +53,24 @@ chain_runner() {
 	assert_error_line '*3 cells are still dirty*'
 }
 
+@test "wait on a terminal shows the dirty cells it waits for; not elsewhere" {
+	command -v script > /dev/null || skip "script(1) is not installed"
+	perc set r1 a x
+	perc set r2 b x
+	perc set r3 c x
+	# No runner: the cells stay dirty, and each look (every 0.3 s)
+	# shows it once the first second has gone by.
+	export PERC_OBSERVER_POLL=0.3
+	run -4 script -qec "perc wait --timeout 4" /dev/null < /dev/null
+	[[ $output == *"perc wait: 3 dirty cells left"* ]] ||
+		fail "no progress line: '$output'"
+	# None done for 3 s: is there a runner at all?
+	[[ $output == *"3 dirty cells left, none done for 3 s: is perc run-observer running on their columns?"* ]] ||
+		fail "no hint: '$output'"
+	run -4 --separate-stderr perc wait --timeout 2
+	assert_error_line '*3 cells are still dirty*'
+}
+
 @test "an observer run that has not committed yet keeps wait from returning" {
 	# (Bounded: a test that fails midway must not leave it waiting.)
 	perc run-observer --quiet a -- sh -c '
