@@ -127,7 +127,7 @@ int  cmd_print_cell(perc_bytes row, perc_bytes col, perc_bytes value);
  */
 struct cmd_progress {
 	const char *what;       /* "perc scan", say */
-	const char *unit;       /* what is counted: "cells" */
+	char        unit[128];  /* what is counted: "cells" */
 	uint64_t    n;          /* how many, as last told */
 	int         on;         /* stderr is a terminal */
 	int         width;      /* of the line on the screen; 0: none */

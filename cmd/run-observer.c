@@ -174,6 +174,9 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, perc_observer *obs)
 	int rc;
 
 	obs->retry_at_ms = &retry_at;
+	/* For perc wait to show a person that a runner is there. */
+	if ((rc = perc_runner_announce(ctx->db, column)) < 0)
+		return cmd_fail(rc);
 	for (;;) {
 		rc = perc_observer_pass(&ran, ctx->db, column, obs);
 		/* A coprocess's runs keep the store open; idle, let it go. */

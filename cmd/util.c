@@ -292,7 +292,7 @@ void
 cmd_progress_start(struct cmd_progress *p, const char *what, const char *unit)
 {
 	p->what = what;
-	p->unit = unit;
+	snprintf(p->unit, sizeof(p->unit), "%s", unit);
 	p->n = 0;
 	p->on = isatty(STDERR_FILENO);
 	p->width = 0;
@@ -329,7 +329,7 @@ cmd_progress_heard(const char *counted, uint64_t n, void *arg)
 {
 	struct cmd_progress *p = arg;
 
-	p->unit = counted;
+	snprintf(p->unit, sizeof(p->unit), "%s", counted);
 	cmd_progress_tick(p, n);
 }
 

@@ -40,6 +40,7 @@ perc_db_open(perc_db **out, const char *path)
 		return error_set(PERC_EIO, "out of memory");
 	}
 	owner_init(&db->owner);
+	db->runner_fd = -1;
 	db->timeout_ms = clock_env_ms("PERC_LOCK_TIMEOUT", 10000);
 	db->ttl_ms = (uint32_t)clock_env_ms("PERC_LOCK_TTL", 30000);
 	if (gethostname(db->host, sizeof(db->host) - 1) != 0)
@@ -69,6 +70,8 @@ perc_db_close(perc_db *db)
 		db->store->ops->dispose(db->store);
 	}
 	owner_close(&db->owner);
+	if (db->runner_fd >= 0)
+		close(db->runner_fd);
 	observed_free(&db->observed);
 	free(db->store_url);
 	free(db->dir);

@@ -32,6 +32,7 @@ struct perc_db {
 	struct owner owner;        /* token of the local transactions */
 	long         begun_by;     /* perc_db_begun_by's process, or 0 */
 	char        *store_url;    /* the config's, NULL for LevelDB */
+	int          runner_fd;    /* perc_runner_announce's, or -1 */
 	perc_progress_fn progress; /* perc_db_progress's */
 	void        *progress_arg;
 };

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "escape.h"
 #include "notify.h"
+#include "runners.h"
 #include "txn.h"
 #include "wake.h"
 #include "weak_run.h"
@@ -64,19 +65,6 @@ next_unvisited(const struct dirty_list *l, size_t from)
 	return i;
 }
 
-/* FNV-1a: which byte of DIR/observer.lock stands for a row. */
-static off_t
-row_slot(perc_bytes row)
-{
-	const unsigned char *p = row.data;
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < row.len; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return (off_t)(h % (1u << 20));
-}
-
 /*
  * The light per-row lock: an open-file-description lock on one byte of
  * DIR/observer.lock.  1 when taken, 0 when another runner has it.
@@ -89,7 +77,7 @@ row_lock(int fd, perc_bytes row, int how)
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = how;
 	fl.l_whence = SEEK_SET;
-	fl.l_start = row_slot(row);
+	fl.l_start = runners_row_byte(row);
 	fl.l_len = 1;
 	return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }

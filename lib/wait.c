@@ -45,6 +45,7 @@
 #include "clock.h"
 #include "db.h"
 #include "error.h"
+#include "runners.h"
 #include "wake.h"
 
 /* A look that saw the marks move looks again this soon. */
@@ -133,6 +134,8 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 	struct dirty_count c = { columns, ncolumns, 0 };
 	int64_t end, until, now, moved = clock_mono_ms();
 	uint64_t last = UINT64_MAX;
+	char shown[128];
+	unsigned runners;
 	size_t i;
 	int rc, settled;
 
@@ -150,9 +153,14 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 		if (c.n < last)
 			moved = clock_mono_ms();
 		last = c.n;
-		db_progress(db, c.n > 0 && clock_mono_ms() - moved >= STUCK_MS ?
-		    "dirty cells left, none done for 3 s: is perc run-observer "
-		    "running on their columns?" : "dirty cells left", c.n);
+		runners = runners_seen(db->dir, columns, ncolumns);
+		snprintf(shown, sizeof(shown), "dirty cells left, %u runner%s "
+		    "seen%s", runners, runners == 1 ? "" : "s",
+		    c.n > 0 && clock_mono_ms() - moved >= STUCK_MS ?
+		    runners == 0 ? ", none done for 3 s: start perc "
+		    "run-observer on their columns" : ", none done for 3 s" :
+		    "");
+		db_progress(db, shown, c.n);
 		if (c.n == 0 && settled)
 			return 0;
 		if ((now = clock_mono_ms()) >= end)

@@ -62,13 +62,47 @@ chain_runner() {
 	# shows it once the first second has gone by.
 	export PERC_OBSERVER_POLL=0.3
 	run -4 script -qec "perc wait --timeout 4" /dev/null < /dev/null
-	[[ $output == *"perc wait: 3 dirty cells left"* ]] ||
+	[[ $output == *"perc wait: 3 dirty cells left, 0 runners seen"* ]] ||
 		fail "no progress line: '$output'"
-	# None done for 3 s: is there a runner at all?
-	[[ $output == *"3 dirty cells left, none done for 3 s: is perc run-observer running on their columns?"* ]] ||
+	# None done for 3 s, and no runner there: start one.
+	[[ $output == *"3 dirty cells left, 0 runners seen, none done for 3 s: start perc run-observer on their columns"* ]] ||
 		fail "no hint: '$output'"
 	run -4 --separate-stderr perc wait --timeout 2
 	assert_error_line '*3 cells are still dirty*'
+}
+
+@test "wait on a terminal counts the runners of its columns on this machine, and only while they live" {
+	command -v script > /dev/null || skip "script(1) is not installed"
+	perc set r1 a x
+	perc set r2 b x
+	export PERC_OBSERVER_POLL=0.3
+	# Two runners of a, held in their observers until $T_DIR/go.
+	for i in 1 2; do
+		perc run-observer --quiet a -- sh -c '
+		    : > "$T_DIR/started.$$"
+		    for i in $(seq 600); do
+			[ -e "$T_DIR/go" ] && exit 1
+			sleep 0.05
+		    done; exit 1' 3>&- &
+		BG_PIDS+=($!)
+	done
+	poll 100 test -n "$(ls "$T_DIR" | grep started)" ||
+	    fail "no observer started"
+	run -4 script -qec "perc wait --timeout 2 --column a" /dev/null \
+	    < /dev/null
+	[[ $output == *"dirty cells left, 2 runners seen"* ]] ||
+		fail "no runners counted: '$output'"
+	# b has none of its own.
+	run -4 script -qec "perc wait --timeout 2 --column b" /dev/null \
+	    < /dev/null
+	[[ $output == *"dirty cells left, 0 runners seen"* ]] ||
+		fail "b's runners miscounted: '$output'"
+	: > "$T_DIR/go"
+	kill_bg
+	run -4 script -qec "perc wait --timeout 2 --column a" /dev/null \
+	    < /dev/null
+	[[ $output == *"dirty cells left, 0 runners seen"* ]] ||
+		fail "runners gone are still counted: '$output'"
 }
 
 @test "an observer run that has not committed yet keeps wait from returning" {
