@@ -8,6 +8,7 @@
  * use the open transaction, until commit or abort ends it; one still
  * open at the end is aborted, with a warning.
  */
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +345,9 @@ cmd_repl(struct perc_ctx *ctx)
 	int terminal = isatty(STDIN_FILENO), rc;
 
 	cmd_people = 1;
+	/* The terminal's characters: libedit reads "café" whole, and
+	   answers show printable UTF-8 as it is (cmd_print_field). */
+	(void)setlocale(LC_CTYPE, "");
 	/* A terminal that closes ends the input; the end aborts. */
 	signal(SIGHUP, SIG_IGN);
 	hist = history_path(path, sizeof(path));

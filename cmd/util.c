@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "cmd.h"
 
@@ -209,8 +211,33 @@ cmd_read_stdin(perc_buf *out)
 }
 
 /*
+ * For a person (perc shell at a prompt): field is characters of the
+ * terminal's locale, every one printable, none a backslash, so that it
+ * can be shown as it is and still read back unambiguously.
+ */
+static int
+shown_as_it_is(perc_bytes field)
+{
+	const char *p = field.data;
+	size_t left = field.len, n;
+	mbstate_t st;
+	wchar_t wc;
+
+	memset(&st, 0, sizeof(st));
+	while (left > 0) {
+		n = mbrtowc(&wc, p, left, &st);
+		if (n == 0 || n > left || !iswprint((wint_t)wc) || wc == L'\\')
+			return 0;
+		p += n;
+		left -= n;
+	}
+	return 1;
+}
+
+/*
  * Write field to standard output in the escaped TSV form: as it is when
- * no byte of it needs escaping (scan's common case, without a copy).
+ * no byte of it needs escaping (scan's common case, without a copy), or
+ * when a person reads it and it is printable (shown_as_it_is).
  */
 int
 cmd_print_field(perc_bytes field)
@@ -223,9 +250,9 @@ cmd_print_field(perc_bytes field)
 	for (i = 0; i < field.len && p[i] >= 0x20 && p[i] <= 0x7e &&
 	    p[i] != '\\'; i++)
 		;
-	if (i == field.len) {
-		if (i > 0)
-			fwrite(p, 1, i, stdout);
+	if (i == field.len || (cmd_people && shown_as_it_is(field))) {
+		if (field.len > 0)
+			fwrite(p, 1, field.len, stdout);
 		return 0;
 	}
 	if ((rc = perc_escape(&esc, field)) == 0 && esc.len > 0)

@@ -57,6 +57,21 @@ on_terminal() {
 	run -1 perc get x c
 }
 
+@test "on a terminal in a UTF-8 locale: UTF-8 typed reads whole, and printable UTF-8 is shown as it is" {
+	locale -a 2> /dev/null | grep -qix 'c.utf-\?8' ||
+	    skip "no C.UTF-8 locale here"
+	perc set 'café' name 'Zoë 😀'
+	printf 'a\x01' | perc set b c
+	LC_ALL=C.UTF-8 on_terminal 'get café name' 'scan' 'get b c' 'quit'
+	grep -qx 'Zoë 😀' "$OUT" || fail "get café: $(cat "$OUT")"
+	grep -qx $'café\tname\tZoë 😀' "$OUT" || fail "scan: $(cat "$OUT")"
+	grep -qxF 'a\x01' "$OUT" || fail "get b: $(cat "$OUT")"
+	# In the C locale, the escaped form, as before.
+	LC_ALL=C on_terminal 'scan' 'quit'
+	grep -qxF 'caf\xc3\xa9	name	Zo\xc3\xab \xf0\x9f\x98\x80' "$OUT" ||
+	    fail "C locale: $(cat "$OUT")"
+}
+
 @test "on a terminal: a transaction still open at the end is aborted, with a warning; the history is kept in PERC_HISTFILE" {
 	on_terminal 'begin' 'set a c 1'
 	grep -q '^perc: transaction [0-9]* is still open: aborting it$' "$OUT" ||
