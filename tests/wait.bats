@@ -86,7 +86,7 @@ chain_runner() {
 		    done; exit 1' 3>&- &
 		BG_PIDS+=($!)
 	done
-	poll 100 test -n "$(ls "$T_DIR" | grep started)" ||
+	poll 100 sh -c 'ls "$1" | grep -q started' sh "$T_DIR" ||
 	    fail "no observer started"
 	run -4 script -qec "perc wait --timeout 2 --column a" /dev/null \
 	    < /dev/null
