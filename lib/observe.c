@@ -5,9 +5,7 @@
  * kernel lock, gone with its holder), and when another runner holds
  * it, we are right behind that runner: jump to a new random point.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -232,7 +230,6 @@ note_retry(const perc_observer *obs, int64_t at_ms)
 static int
 open_slots(struct runs *r, perc_db *db)
 {
-	char path[4200];
 	size_t k;
 
 	r->n = r->obs->start != NULL && r->obs->slots > 1 ?
@@ -241,13 +238,9 @@ open_slots(struct runs *r, perc_db *db)
 		return error_set(PERC_EIO, "out of memory");
 	for (k = 0; k < r->n; k++)
 		r->slot[k].fd = -1;
-	snprintf(path, sizeof(path), "%s/observer.lock", db->dir);
-	/* Never synced: it holds no data, only the kernel's locks. */
 	for (k = 0; k < r->n; k++)
-		if ((r->slot[k].fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC,
-		    0644)) < 0)
-			return error_set(PERC_EIO, "cannot open '%s': %s",
-			    path, strerror(errno));
+		if ((r->slot[k].fd = runners_lock_open(db->dir)) < 0)
+			return r->slot[k].fd;
 	return 0;
 }
 

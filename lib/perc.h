@@ -529,6 +529,13 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
                         const perc_observer *obs);
 
 /*
+ * perc_runner_announce says, for as long as db is open, that this
+ * process runs the observers of column: perc_wait counts such runners
+ * on this machine, to show a person at a terminal whether any runs.
+ */
+int  perc_runner_announce(perc_db *db, perc_bytes column);
+
+/*
  * Waiting for notifications, without polling (perc-run-observer(1)).
  *
  * perc_notify_wait blocks until a commit that set or cleared a
@@ -552,12 +559,6 @@ int  perc_observer_pass(size_t *ran, perc_db *db, perc_bytes column,
  * out, *dirty the number of cells still dirty; PERC_EUSAGE for a
  * column that is not observed (perc_observer_check).
  */
-/*
- * perc_runner_announce says, for as long as db is open, that this
- * process runs the observers of column: perc_wait counts such runners
- * on this machine, to show a person at a terminal whether any runs.
- */
-int     perc_runner_announce(perc_db *db, perc_bytes column);
 int     perc_notify_wait(perc_db *db, int64_t timeout_ms,
                          const void *mask);
 int64_t perc_notify_poll_ms(void);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "disk.h"
 #include "error.h"
 #include "runners.h"
 
@@ -53,10 +54,19 @@ column_byte(perc_bytes column)
 	return ROW_BYTES + (off_t)(fnv1a(column) % ROW_BYTES);
 }
 
-static void
-lock_path(char *out, size_t size, const char *dir)
+int
+runners_lock_open(const char *dir)
 {
-	snprintf(out, size, "%s/observer.lock", dir);
+	char path[4200];
+	int fd;
+
+	disk_path(path, sizeof(path), dir, "observer.lock");
+	/* Never synced: it holds no data, only the kernel's locks. */
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return error_set(PERC_EIO, "cannot open '%s': %s; runners "
+		    "need to write the data directory", path,
+		    strerror(errno));
+	return fd;
 }
 
 int
@@ -64,21 +74,18 @@ perc_runner_announce(perc_db *db, perc_bytes column)
 {
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
 	    .l_len = 1 };
-	char path[4200];
 	int fd;
 
 	if (db->runner_fd >= 0)
 		return 0;
-	lock_path(path, sizeof(path), db->dir);
-	/* Never synced: it holds no data, only the kernel's locks. */
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		return error_set(PERC_EIO, "cannot open '%s': %s", path,
-		    strerror(errno));
+	if ((fd = runners_lock_open(db->dir)) < 0)
+		return fd;
 	fl.l_start = column_byte(column);
 	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
 		close(fd);
-		return error_set(PERC_EIO, "cannot lock '%s': %s", path,
-		    strerror(errno));
+		return error_set(PERC_EIO, "cannot lock a byte of '%s/"
+		    "observer.lock': %s; is /proc/sys/fs/file-max reached?",
+		    db->dir, strerror(errno));
 	}
 	db->runner_fd = fd;     /* closed, the lock let go, by perc_db_close */
 	return 0;
@@ -95,7 +102,7 @@ runners_seen(const char *dir, const perc_bytes *columns, size_t n)
 	size_t i;
 	FILE *f;
 
-	lock_path(path, sizeof(path), dir);
+	disk_path(path, sizeof(path), dir, "observer.lock");
 	if (stat(path, &st) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
 		return 0;
 	/* "1: OFDLCK ADVISORY  READ -1 08:01:1234 1048576 1048576" */

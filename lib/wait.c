@@ -127,6 +127,27 @@ look(struct dirty_count *c, int *settled, perc_db *db)
  */
 #define STUCK_MS 3000
 
+/*
+ * What the wait is at, for a person (db_progress): the dirty cells,
+ * the runners of their columns seen on this machine (read off
+ * /proc/locks, so only when someone is shown it), and, stuck, a hint.
+ */
+static void
+show_progress(perc_db *db, const struct dirty_count *c,
+    const perc_bytes *columns, size_t ncolumns, int stuck)
+{
+	unsigned runners = runners_seen(db->dir, columns, ncolumns);
+	const char *hint = "";
+	char shown[128];
+
+	if (stuck)
+		hint = runners == 0 ? ", none done for 3 s: start perc "
+		    "run-observer on their columns" : ", none done for 3 s";
+	snprintf(shown, sizeof(shown), "dirty cells left, %u runner%s seen%s",
+	    runners, runners == 1 ? "" : "s", hint);
+	db_progress(db, shown, c->n);
+}
+
 int
 perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
     size_t ncolumns, int64_t timeout_ms)
@@ -134,8 +155,6 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 	struct dirty_count c = { columns, ncolumns, 0 };
 	int64_t end, until, now, moved = clock_mono_ms();
 	uint64_t last = UINT64_MAX;
-	char shown[128];
-	unsigned runners;
 	size_t i;
 	int rc, settled;
 
@@ -153,14 +172,9 @@ perc_wait(uint64_t *dirty, perc_db *db, const perc_bytes *columns,
 		if (c.n < last)
 			moved = clock_mono_ms();
 		last = c.n;
-		runners = runners_seen(db->dir, columns, ncolumns);
-		snprintf(shown, sizeof(shown), "dirty cells left, %u runner%s "
-		    "seen%s", runners, runners == 1 ? "" : "s",
-		    c.n > 0 && clock_mono_ms() - moved >= STUCK_MS ?
-		    runners == 0 ? ", none done for 3 s: start perc "
-		    "run-observer on their columns" : ", none done for 3 s" :
-		    "");
-		db_progress(db, shown, c.n);
+		if (db->progress != NULL)
+			show_progress(db, &c, columns, ncolumns,
+			    c.n > 0 && clock_mono_ms() - moved >= STUCK_MS);
 		if (c.n == 0 && settled)
 			return 0;
 		if ((now = clock_mono_ms()) >= end)
