@@ -101,6 +101,8 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 		s->base.read_only = 0;
 	/* Not clean, LevelDB makes the log tables, and starts a new one. */
 	s->clean = ldb_marker_matches(s, &s->log_bytes);
+	if (s->clean && s->paused && s->log_bytes >= PAUSE_FLUSH_BYTES)
+		s->clean = 0;   /* see ldb_pause */
 	if (!s->paused) {       /* see ldb_settle */
 		s->written = 0;
 		for (i = 0; i < SPANS; i++) {

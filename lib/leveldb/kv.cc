@@ -197,10 +197,13 @@ open_options(unsigned flags)
 	 * table each time the memtable outgrows the write buffer, so with
 	 * 64 KB such a reader wrote dozens of small tables, syncing each,
 	 * while the writer waited, and filled level 0 towards LevelDB's
-	 * write stop.
+	 * write stop.  Not bigger than 4 MB: four level-0 tables and level
+	 * 1 are merged in one unit of background work that a writer with
+	 * others waiting must finish within its pause (settle.c), and with
+	 * tables of 8 MB that unit took most of a second here.
 	 */
 	if (flags & KV_BIG_BUFFER)
-		options.write_buffer_size = (size_t)8 << 20;
+		options.write_buffer_size = (size_t)4 << 20;
 	options.info_log = &quiet;
 	/*
 	 * Read-only, nothing is appended, so the last log may always be

@@ -113,6 +113,9 @@ struct ldb_store {
 #define SLICE_BYTES ((uint64_t)8 << 20)
 /* The longest a writer back from a pause lets waiters go first. */
 #define HANDOFF_MS  500
+/* A log this long, left by a paused writer, is made a table when that
+   writer opens the store again: see ldb_pause. */
+#define PAUSE_FLUSH_BYTES ((uint64_t)4 << 20)
 
 /* hold.c: take the store, let it go, and hand it over. */
 int  ldb_acquire(struct store *base, int64_t deadline_ms);

@@ -67,7 +67,14 @@ compaction_owed(struct kv *db, int *l0, int *files, double *mb)
  *  - after RANGE_BYTES written, it compacts the range of keys it wrote
  *    down to where nothing is below it: a bulk load's locks, put by
  *    its prewrites and deleted by its commits, would otherwise stay
- *    as dead keys in the upper levels, which every scan steps over;
+ *    as dead keys in the upper levels, which every scan steps over.
+ *    Not while others wait for the store, though: the first slice of
+ *    that compaction merges every level-0 table with level 1 (a
+ *    writer's tables each span its cells, writes and locks, so each
+ *    overlaps every slice), one unit of work LevelDB cannot split
+ *    and a close abandons, which took 0.7 to 1.5 s here beside a
+ *    400,000-cell commit; the dead keys then go down with LevelDB's
+ *    own compactions, in later processes;
  *  - after SETTLE_BYTES written, it waits until LevelDB owes no
  *    compaction (its background thread is at work on them meanwhile);
  *    after fewer, only while level 0 is at LevelDB's slowdown mark (8
@@ -249,7 +256,9 @@ ldb_settle(struct ldb_store *s)
 	 * next open deletes them (a long commit's, some 20 MB of them).
 	 */
 	ldb_reader_drop(s);
-	if (s->written >= RANGE_BYTES)
+	if (s->written >= RANGE_BYTES && ldb_others_want_store(s->lockfd))
+		;               /* see above: no unit of a second for them */
+	else if (s->written >= RANGE_BYTES)
 		compact_written(s);
 	else if (s->log_bytes >= FLUSH_BYTES && (s->written >= FLUSH_BYTES ||
 	    !ldb_others_want_store(s->lockfd)))
@@ -261,22 +270,32 @@ ldb_settle(struct ldb_store *s)
 
 /*
  * store_ops.pause: a lighter settling than a release's, bounded by
- * deadline_ms, and the handoff to waiters (lock_store) by the same.  A
- * big commit pauses every YIELD_MS: were each pause to make its
- * memtable a table, level 0 would fill with small tables faster than
- * LevelDB merges them, and LevelDB stops writes at 12 of them.  So the
- * memtable becomes a table only once it holds PAUSE_FLUSH_BYTES, what
- * the next process replays from the log meanwhile (some 30 ms at
- * most); and the pause waits for owed compactions only while level 0
- * is at the slowdown mark, as a small writer's release does.
+ * deadline_ms and SETTLE_MS, and the handoff to waiters
+ * (lock_store) by the same.  Every part of it is bounded by time, since
+ * the processes waiting meanwhile have PERC_LOCK_TIMEOUT, as short as
+ * 2 s, for all of their turn:
+ *
+ *  - the memtable is not made a table here: LevelDB does that in the
+ *    background thread, after the compaction under way, which took up
+ *    to 470 ms; the processes in between replay the log instead (some
+ *    30 ms per 4 MB), and once it holds PAUSE_FLUSH_BYTES the writer
+ *    back from the pause opens it as not clean, and LevelDB makes it a
+ *    table as it opens, with no queue (ldb_acquire);
+ *  - owed compactions are waited for only while level 0 is at the
+ *    slowdown mark, as a small writer's release does, and only until
+ *    the turn is SETTLE_MS old, counted from its open, when LevelDB
+ *    began the compaction: a level-0 compaction of four tables of
+ *    KV_BIG_BUFFER's size and level 1 takes 300 to 500 ms here, and a
+ *    shorter bound is worse, not better: it abandons that compaction
+ *    at the close, level 0 grows to LevelDB's write stop (12 tables),
+ *    and a write then waits for a bigger one (a bound of 400 ms made
+ *    the longest hold 0.8 to 1.1 s).
  */
-#define PAUSE_FLUSH_BYTES ((uint64_t)4 << 20)
-
 void
 ldb_pause(struct store *base, int64_t deadline_ms)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
-	int64_t settle = clock_deadline(SETTLE_MS);
+	int64_t settle = s->opened_ms + SETTLE_MS;
 
 	if (s->db == NULL)
 		return;
@@ -285,7 +304,5 @@ ldb_pause(struct store *base, int64_t deadline_ms)
 	if (!s->wrote || s->base.failed || s->base.read_only ||
 	    s->power_cuts)
 		return;
-	if (s->log_bytes >= PAUSE_FLUSH_BYTES)
-		ldb_flush_memtable(s);
 	settle_wait(s, 0, 0, deadline_ms < settle ? deadline_ms : settle);
 }
