@@ -555,11 +555,10 @@ commit_at_once(perc_ts *commit_ts, perc_txn *txn)
 			rc = PERC_ELOCKED;
 		flags[i] = cell_flags(txn, w);
 	}
-	if (rc == 0 && (rc = perc_ts_next(commit_ts, txn->db, 1)) < 0)
-		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
-	if (rc == 0)
-		rc = store_commit_at_once(s, ws, flags,
-		    txn->journal.start_ts, *commit_ts);
+	if (rc == 0 && (rc = store_commit_at_once(s, ws, flags,
+	    txn->journal.start_ts, commit_ts)) == 0 &&
+	    *commit_ts > txn->db->ts_high)
+		txn->db->ts_high = *commit_ts;
 	free(flags);
 	return rc;
 }

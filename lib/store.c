@@ -144,7 +144,7 @@ store_rollback_many(struct store *s, const struct write *const *w,
 
 int
 store_commit_at_once(struct store *s, const struct writeset *ws,
-    const unsigned *flags, perc_ts start_ts, perc_ts commit_ts)
+    const unsigned *flags, perc_ts start_ts, perc_ts *commit_ts)
 {
 	if (s->ops->commit_at_once == NULL)
 		return PERC_ELOCKED;    /* the two steps, a cell at a time */

@@ -191,6 +191,10 @@ struct store_ops {
 	int  (*waited_for)(struct store *s);
 	/* Is it acquired, and not released since? */
 	int  (*held)(const struct store *s);
+	/* Make durable, in one sync, every write that sync_later kept
+	   from syncing (the store server's group commit, lib/server/).
+	   NULL: the store never defers a sync. */
+	int  (*sync)(struct store *s);
 	/* A failpoint's power cut (store_env's power_cuts): put the store
 	   back to what a cut now would leave.  NULL: nothing to lose. */
 	void (*power_cut)(struct store *s);
@@ -339,13 +343,19 @@ struct store_ops {
 	 * A whole transaction in one step, where the store can write every
 	 * cell of it atomically (the LevelDB store, under its lock): each
 	 * cell checked as prewrite checks it (flags[i] are prewrite's for
-	 * ws->w[i]), then its data and write record at commit_ts, durable,
-	 * and no lock.  PERC_ELOCKED: something is in the way that the
-	 * two steps go through.  NULL: cells are atomic one row at a time.
+	 * ws->w[i]), then its data and write record at *commit_ts,
+	 * durable, and no lock.  The store takes *commit_ts from the oracle
+	 * within the step, before its checks: no locks stand for the cells
+	 * meanwhile, so a reader whose snapshot is above the commit must
+	 * not read any of them between the two (the store server serves
+	 * other processes between one process's requests); PERC_ECONFLICT
+	 * when it cannot take one.  PERC_ELOCKED: something is in the way
+	 * that the two steps go through.  NULL: cells are atomic one row at
+	 * a time.
 	 */
 	int  (*commit_at_once)(struct store *s, const struct writeset *ws,
 	                       const unsigned *flags, perc_ts start_ts,
-	                       perc_ts commit_ts);
+	                       perc_ts *commit_ts);
 
 	/*
 	 * gc: the safe point readers are held to, raised (never lowered;
@@ -496,7 +506,7 @@ int  store_rollback_many(struct store *s, const struct write *const *w,
                          size_t n, perc_ts start_ts, int *done);
 int  store_commit_at_once(struct store *s, const struct writeset *ws,
                           const unsigned *flags, perc_ts start_ts,
-                          perc_ts commit_ts);
+                          perc_ts *commit_ts);
 void store_wake(struct store *s, int feed);
 int  store_wait_wake(struct store *s, int feed, int64_t deadline_ms,
                      const sigset_t *mask);
@@ -511,6 +521,10 @@ struct store {
 	int failed;             /* a write failed: release before going on */
 	int bulk;               /* the next holder will write a lot: a
 	                           hint to acquire (a large perc_load batch) */
+	int sync_later;         /* the store server's group commit: a write
+	                           that would sync does not, and sets
+	                           sync_owed, until store_ops.sync */
+	int sync_owed;
 };
 
 /*
@@ -529,6 +543,8 @@ struct store_env {
 	int         nosync;     /* PERC_UNSAFE_NOSYNC=1, for benchmarks
 	                           only: the commit point need not be
 	                           synced (the LevelDB store's choice) */
+	int         serve;      /* not PERC_SERVE=0: the LevelDB store
+	                           through its server (lib/server/) */
 	/* Does the owner of transaction start_ts, process pid that stamped
 	   its lock at wall_ms, still hold its token in data directory dir
 	   (journal.c)?  What owner_alive asks on this host. */
@@ -545,6 +561,17 @@ struct store_env {
 int  store_leveldb_create(const char *url, const struct store_env *env);
 int  store_leveldb_open(struct store **out, const char *url,
                         const struct store_env *env);
+/* The LevelDB store through the directory's store server, or opened
+   here when env->serve is 0 or it cannot be served (lib/server/). */
+int  store_served_open(struct store **out, const char *url,
+                       const struct store_env *env);
+/* A LevelDB directory's store server (lib/server/server.h): run here
+   (1 when another runs, *pid its id), its process id (1, or 0 when
+   none runs), and stopped (waiting until deadline_ms). */
+int  store_server_run(const char *dir, const struct store_env *env,
+                      int idle_s, long *pid);
+int  store_server_pid(const char *dir, long *pid);
+int  store_server_stop(const char *dir, int64_t deadline_ms);
 
 /* url: redis://[USER:PASSWORD@]HOST[:PORT][,HOST[:PORT]]...[/TABLE];
    store_url_public is url without its password, for any message. */

@@ -71,6 +71,7 @@ struct ldb_store {
 	int                     lockfd;   /* flock held while open; else -1 */
 	struct kv              *db;       /* NULL while released */
 	int                     nosync;   /* PERC_UNSAFE_NOSYNC=1 */
+	int64_t                 timeout_ms; /* store_env's */
 	int                     power_cuts; /* store_env's (store.h) */
 	int                   (*owner_alive)(const char *dir, perc_ts start_ts,
 	                                     uint32_t pid, uint64_t wall_ms);
@@ -141,6 +142,7 @@ int  ldb_write_logged(struct ldb_store *s, struct kv_batch *batch, int sync,
                       const struct ldb_log_cell *c);
 int  ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync);
 int  ldb_write_apart(struct ldb_store *s, struct kv_batch *batch);
+int  ldb_sync(struct store *base);
 void ldb_flush_memtable(struct ldb_store *s);
 int  ldb_group(struct store *base, int on);
 struct kv_iter *ldb_iter(struct ldb_store *s);
@@ -211,7 +213,7 @@ int  ldb_rollback(struct store *s, perc_bytes row, perc_bytes col,
                   perc_ts start_ts, unsigned flags);
 int  ldb_commit_at_once(struct store *s, const struct writeset *ws,
                         const unsigned *flags, perc_ts start_ts,
-                        perc_ts commit_ts);
+                        perc_ts *commit_ts);
 int  ldb_lease_keep(struct store *s, perc_bytes row, perc_bytes col,
                     perc_ts start_ts, uint32_t ttl_ms);
 int  ldb_push(struct store *s, perc_bytes row, perc_bytes col,

@@ -267,7 +267,7 @@ log_apart(const struct writeset *ws)
  */
 int
 ldb_commit_at_once(struct store *base, const struct writeset *ws,
-    const unsigned *flags, perc_ts start_ts, perc_ts commit_ts)
+    const unsigned *flags, perc_ts start_ts, perc_ts *commit_ts_out)
 {
 	struct ldb_store *s = (struct ldb_store *)base;
 	struct kv_batch *b = kv_batch_new(), *lb = b;
@@ -279,10 +279,15 @@ ldb_commit_at_once(struct store *base, const struct writeset *ws,
 	struct cell c;
 	perc_ts at;
 	size_t i;
+	perc_ts commit_ts;
 	int rc = 0, had;
 
 	if (start_ts < s->safe_point)
 		rc = cell_too_old(s->safe_point);
+	else if ((rc = oracle_next(commit_ts_out, &s->oracle, 1,
+	    clock_deadline(s->timeout_ms))) < 0)
+		rc = error_set(PERC_ECONFLICT, "%s", perc_errmsg());
+	commit_ts = *commit_ts_out;
 	memset(&blocker, 0, sizeof(blocker));
 	memset(&head, 0, sizeof(head));
 	memset(&log, 0, sizeof(log));

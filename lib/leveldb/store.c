@@ -37,6 +37,7 @@ ldb_init(struct ldb_store *s, const struct store_env *env)
 	memset(s, 0, sizeof(*s));
 	s->lockfd = -1;
 	s->power_cuts = env->power_cuts;
+	s->timeout_ms = env->timeout_ms;
 	s->owner_alive = env->owner_alive;
 	s->watch.fd = -1;
 	s->path = path_join(dir, "store");
@@ -246,6 +247,7 @@ static const struct store_ops ldb_ops = {
 	.pause          = ldb_pause,
 	.waited_for     = ldb_waited_for,
 	.held           = ldb_held,
+	.sync           = ldb_sync,
 	.power_cut      = ldb_power_cut,
 	.ts_next        = ldb_ts_next,
 	.ts_last        = ldb_ts_last,
