@@ -26,7 +26,7 @@ PERC_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Werror \
 	-Ilib -Icmd -DPERC_MANDIR='"$(MANDIR)"'
 
 COMMANDS = abort begin commit del gc get help init load log notify resolve-locks \
-	run-observer scan scan-notify set shell show status ts wait
+	run-observer scan scan-notify serve set shell show status ts wait
 # The core in lib/, each store in a folder of its own (README, Layout).
 LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
 	lib/cell.o lib/clock.o lib/codec.o lib/collect.o lib/commit.o \
@@ -34,9 +34,12 @@ LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
 	lib/escape.o lib/failpoint.o lib/gc.o lib/init.o lib/inspect.o \
 	lib/journal.o lib/load.o lib/lock.o lib/log.o lib/notify.o \
 	lib/observe.o lib/owner.o lib/request.o lib/runners.o lib/scan.o lib/serve.o \
-	lib/status.o lib/store.o lib/txn.o lib/wait.o lib/wake.o lib/weak.o \
+	lib/status.o lib/store.o lib/store_server.o lib/txn.o lib/wait.o lib/wake.o lib/weak.o \
 	lib/weak_run.o lib/writeset.o \
-	$(LEVELDB_OBJ) $(REDIS_OBJ)
+	$(LEVELDB_OBJ) $(REDIS_OBJ) $(SERVER_OBJ)
+# The LevelDB store's server (perc serve) and the store through it.
+SERVER_OBJ = lib/server/client.o lib/server/dispatch.o lib/server/place.o \
+	lib/server/server.o lib/server/verbs.o lib/server/wire.o
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/hold.o lib/leveldb/io.o lib/leveldb/kv.o \
@@ -50,7 +53,7 @@ REDIS_OBJ = lib/redis/cluster.o lib/redis/gc.o lib/redis/log.o lib/redis/mvcc.o 
 CMDOBJ = cmd/perc.o cmd/util.o cmd/out.o cmd/abort.o cmd/begin.o cmd/commit.o \
 	cmd/del.o cmd/gc.o cmd/get.o cmd/help.o cmd/init.o cmd/log.o cmd/notify.o \
 	cmd/resolve-locks.o \
-	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/set.o cmd/shell.o cmd/show.o \
+	cmd/run-observer.o cmd/scan.o cmd/scan-notify.o cmd/serve.o cmd/set.o cmd/shell.o cmd/show.o \
 	cmd/status.o cmd/ts.o cmd/load.o cmd/wait.o cmd/repl.o
 # The shell for people edits its lines with libedit (BSD-licensed, as
 # sqlite3 can use), which needs the terminal's and libbsd's libraries.

@@ -41,6 +41,7 @@ int cmd_resolve_locks(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_scan(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_scan_notify(int argc, char **argv, struct perc_ctx *ctx);
+int cmd_serve(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_set(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_shell(int argc, char **argv, struct perc_ctx *ctx);
 int cmd_repl(struct perc_ctx *ctx);     /* perc shell for people */

@@ -56,6 +56,9 @@ const struct cmd cmd_table[] = {
 	{ "scan-notify",   cmd_scan_notify,   "list dirty observed cells",
 	    "Print the dirty cells of the observed columns, ROW<TAB>COLUMN "
 	    "a line." },
+	{ "serve",         cmd_serve,         "run the store server",
+	    "Run the data directory's store server in the foreground, or "
+	    "print the running one's process id, or stop it." },
 	{ "set",           cmd_set,           "write a cell",
 	    "Write a cell, in TXN or in a transaction of its own; a missing "
 	    "VALUE is read from standard input; prints nothing." },

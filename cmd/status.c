@@ -100,7 +100,8 @@ json_line(const char *key, const char *value, void *arg)
 		return 0;
 	if ((key = keep(js, key)) == NULL)
 		return 1;
-	if (strcmp(key, "open_transactions") == 0 || strcmp(key, "locks") == 0)
+	if (strcmp(key, "open_transactions") == 0 || strcmp(key, "locks") == 0 ||
+	    strcmp(key, "server") == 0)
 		js->top[js->ntop++] = number(key, value, OUT_COUNT);
 	else if (strcmp(key, "oldest_open_start") == 0 ||
 	    strcmp(key, "safe_point") == 0)

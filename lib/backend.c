@@ -11,7 +11,7 @@
 #include "journal.h"
 
 static const struct backend backends[] = {
-	{ "leveldb", NULL, store_leveldb_create, store_leveldb_open },
+	{ "leveldb", NULL, store_leveldb_create, store_served_open },
 	{ "redis", "redis://", store_redis_create, store_redis_open },
 };
 
@@ -60,10 +60,12 @@ void
 backend_env_init(struct store_env *env, const char *dir, int64_t timeout_ms)
 {
 	const char *nosync = getenv("PERC_UNSAFE_NOSYNC");
+	const char *serve = getenv("PERC_SERVE");
 
 	env->dir = dir;
 	env->timeout_ms = timeout_ms;
 	env->power_cuts = power_cut_asked();
 	env->nosync = nosync != NULL && strcmp(nosync, "1") == 0;
 	env->owner_alive = journal_owner_alive;
+	env->serve = serve == NULL || strcmp(serve, "0") != 0;
 }

@@ -362,7 +362,9 @@ lock_wait_or_clean(perc_db *db, perc_bytes row, perc_bytes col,
 		    lock);
 	else if ((rc = lock_resolve(&action, db, row, col, lock, 0,
 	    &settled)) < 0 &&
-	    db->store->failed)   /* the disk filled up: read past it */
+	    (db->store->failed || db->store->read_only))
+		/* the disk filled up (the write failed, or a store's server
+		   opened it read-only since): read past it */
 		rc = decide_without_writing(known, &action, db, row, col,
 		    lock);
 	else if (rc == 0 && action == RESOLVE_ALIVE && lock->large)

@@ -592,6 +592,22 @@ typedef struct {
 	int64_t     writes;
 } perc_open_txn;
 
+/*
+ * The store server of a LevelDB data directory (perc-serve(1)), which a
+ * process that needs the store starts by itself unless PERC_SERVE=0.
+ * perc_serve runs it in this process until SIGINT or SIGTERM, a stop
+ * (perc_serve_stop), the directory's removal, or, with idle_s > 0,
+ * idle_s seconds without a process to serve: 0, or 1 when a server
+ * runs already (*pid its process id), or PERC_EUSAGE for a directory
+ * whose store is not LevelDB.  perc_serve_pid: 1 with the running
+ * server's process id, 0 when none runs.  perc_serve_stop has it
+ * finish what it serves and exit, and returns once it has (within
+ * PERC_LOCK_TIMEOUT, else PERC_ETIMEOUT); 0 also when none ran.
+ */
+int  perc_serve(const char *dir, int idle_s, long *pid);
+int  perc_serve_pid(const char *dir, long *pid);
+int  perc_serve_stop(const char *dir);
+
 int  perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
                  void *arg), void *arg);
 int  perc_status_transactions(perc_db *db,

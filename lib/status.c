@@ -170,6 +170,20 @@ say_observed(perc_db *db, int (*fn)(const char *, const char *, void *),
 	return rc;
 }
 
+/* server: a LevelDB directory's store server, its process id or none. */
+static int
+say_server(perc_db *db, int (*fn)(const char *key, const char *value,
+    void *arg), void *arg)
+{
+	long pid;
+	int rc;
+
+	if ((rc = store_server_pid(db->dir, &pid)) < 0)
+		return rc;
+	return rc == 0 ? fn("server", "none", arg) :
+	    say(fn, arg, "server", "%ld", pid);
+}
+
 int
 perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
     void *arg), void *arg)
@@ -199,7 +213,9 @@ perc_status(perc_db *db, int (*fn)(const char *key, const char *value,
 	if ((rc = db->store->ops->locks(db->store, count_lock, &locks)) == 0)
 		rc = db->store->ops->safe_point(db->store, &sp);
 	db_release(db);
+	/* after the walk: the server that served it, if one did */
 	if (rc < 0 ||
+	    (db->store_url == NULL && (rc = say_server(db, fn, arg)) != 0) ||
 	    (rc = say(fn, arg, "locks", "%" PRIu64, locks)) != 0 ||
 	    (rc = say(fn, arg, "safe_point", "%" PRIu64, sp)) != 0 ||
 	    (rc = say_log_hold(db, fn, arg)) != 0)

@@ -440,7 +440,8 @@ starts() {
 coprocess_runners_asleep() {
 	local workers
 	workers=$(ps -o pid=,comm= --ppid "$1" | awk '$2 == "perc" { print $1 }')
-	if [ "$PERC_TEST_STORE" = redis ]; then
+	# one runner drives them all where it holds the store itself
+	if [ "$PERC_TEST_STORE" = redis ] || [ "${PERC_SERVE:-1}" != 0 ]; then
 		workers_asleep_in_poll "$1" "$(ps -o pid= --ppid "$1" | wc -l)" &&
 		    [ "$(echo "$workers" | wc -w)" -eq 2 ]
 	else

@@ -9,7 +9,7 @@ PATH="$PERC_BUILD:$PATH"
 
 # The commands that exist; cli.bats walks them all.
 COMMANDS="abort begin commit del gc get help init load log notify resolve-locks
-	run-observer scan scan-notify set shell show status ts wait"
+	run-observer scan scan-notify serve set shell show status ts wait"
 # The ones that need a data directory.
 DATA_COMMANDS="abort begin commit del gc get load log notify resolve-locks scan
 	scan-notify set shell show status ts wait"
@@ -71,6 +71,9 @@ perc_fresh_dir() {
 perc_leveldb_only() {
 	[ "$PERC_TEST_STORE" = leveldb ] ||
 		skip "tests the LevelDB store's own files"
+	# Its files, its lock and its power cuts are a process's own only
+	# when that process opens the store itself, not its server.
+	export PERC_SERVE=0
 }
 
 # Compare a file byte for byte with what printf(1) makes of $1.

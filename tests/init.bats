@@ -210,6 +210,7 @@ END
 }
 
 @test "init waits for a busy store at most PERC_LOCK_TIMEOUT, then exit 4" {
+	perc_leveldb_only
 	perc init "$D"
 	hold_flock "$D/store.lock"
 	PERC_LOCK_TIMEOUT=0.5 run -4 --separate-stderr perc init --observe col "$D"

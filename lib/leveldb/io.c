@@ -132,6 +132,10 @@ ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync)
 
 	if (batch == s->group)
 		ldb_log_flush(&s->group_log, s->group);
+	if (sync && s->base.sync_later) {
+		s->base.sync_owed = 1;  /* the server's round syncs it */
+		sync = 0;
+	}
 	size = kv_batch_size(batch);
 	s->cut_next = s->written >= s->cut_at;
 	s->reader_old = 1;
@@ -149,6 +153,29 @@ ldb_write_now(struct ldb_store *s, struct kv_batch *batch, int sync)
 	s->written += size;
 	s->log_bytes += size;
 	return 0;
+}
+
+/*
+ * store_ops.sync: the syncs that sync_later kept back, as one synced
+ * write of nothing, which makes what went before it durable too.
+ */
+int
+ldb_sync(struct store *base)
+{
+	struct ldb_store *s = (struct ldb_store *)base;
+	struct kv_batch *none;
+	int rc;
+
+	if (!base->sync_owed)
+		return 0;
+	base->sync_owed = 0;
+	if ((none = kv_batch_new()) == NULL)
+		return error_set(PERC_EIO, "out of memory");
+	base->sync_later = 0;
+	rc = ldb_write_now(s, none, 1);
+	base->sync_later = 1;
+	kv_batch_free(none);
+	return rc;
 }
 
 /*
