@@ -39,7 +39,8 @@ LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ) $(SERVER_OBJ)
 # The LevelDB store's server (perc serve) and the store through it.
 SERVER_OBJ = lib/server/client.o lib/server/dispatch.o lib/server/place.o \
-	lib/server/server.o lib/server/verbs.o lib/server/wire.o
+	lib/server/server.o lib/server/spawn.o lib/server/verbs.o \
+	lib/server/wire.o
 LEVELDB_OBJ = lib/leveldb/clean.o lib/leveldb/dirwake.o \
 	lib/leveldb/durable_env.o \
 	lib/leveldb/gc.o lib/leveldb/head.o lib/leveldb/hold.o lib/leveldb/io.o lib/leveldb/kv.o \

@@ -385,8 +385,8 @@ sv_read(struct store *s, perc_buf *out, perc_bytes row, perc_bytes col,
 	perc_bytes value = { NULL, 0 };
 	int rc;
 
-	rc = outs(sv, &sv->in, V_READ, call(sv, V_READ, row, col, ts, known), &value,
-	    blocker);
+	rc = call(sv, V_READ, row, col, ts, known);
+	rc = outs(sv, &sv->in, V_READ, rc, &value, blocker);
 	return rc == 0 ? buf_set(out, value.data, value.len) : rc;
 }
 
@@ -396,7 +396,9 @@ sv_get_lock(struct store *s, struct lock_rec *out, perc_bytes row,
 {
 	struct srv_store *sv = (struct srv_store *)s;
 
-	return outs(sv, &sv->in, V_GET_LOCK, call(sv, V_GET_LOCK, row, col), out);
+	int rc = call(sv, V_GET_LOCK, row, col);
+
+	return outs(sv, &sv->in, V_GET_LOCK, rc, out);
 }
 
 static int
@@ -405,8 +407,9 @@ sv_find_commit(struct store *s, perc_ts *commit_ts, int *op, perc_bytes row,
 {
 	struct srv_store *sv = (struct srv_store *)s;
 
-	return outs(sv, &sv->in, V_FIND_COMMIT, call(sv, V_FIND_COMMIT, row, col,
-	    start_ts), commit_ts, op);
+	int rc = call(sv, V_FIND_COMMIT, row, col, start_ts);
+
+	return outs(sv, &sv->in, V_FIND_COMMIT, rc, commit_ts, op);
 }
 
 static int
@@ -417,8 +420,8 @@ sv_prewrite(struct store *s, perc_ts *committed_at, const struct write *w,
 	perc_ts at = 0;
 	int rc;
 
-	rc = outs(sv, &sv->in, V_PREWRITE, call(sv, V_PREWRITE, w, lock, flags), &at,
-	    blocker);
+	rc = call(sv, V_PREWRITE, w, lock, flags);
+	rc = outs(sv, &sv->in, V_PREWRITE, rc, &at, blocker);
 	if (committed_at != NULL)
 		*committed_at = at;
 	return rc;
@@ -490,7 +493,9 @@ sv_safe_point(struct store *s, perc_ts *out)
 {
 	struct srv_store *sv = (struct srv_store *)s;
 
-	return outs(sv, &sv->in, V_SAFE_POINT, call(sv, V_SAFE_POINT), out);
+	int rc = call(sv, V_SAFE_POINT);
+
+	return outs(sv, &sv->in, V_SAFE_POINT, rc, out);
 }
 
 static int
@@ -508,8 +513,8 @@ sv_gc(struct store *s, struct store_gc *gc)
 	size_t removed = 0;
 	int rc;
 
-	rc = outs(sv, &sv->in, V_GC, call(sv, V_GC, gc->bound, gc->dry_run,
-	    buf_bytes(&gc->resume)), &removed, &gc->done, &resume);
+	rc = call(sv, V_GC, gc->bound, gc->dry_run, buf_bytes(&gc->resume));
+	rc = outs(sv, &sv->in, V_GC, rc, &removed, &gc->done, &resume);
 	if (rc == 0) {
 		gc->removed += removed;
 		rc = buf_set(&gc->resume, resume.data, resume.len);
@@ -722,8 +727,8 @@ sv_failures_get(struct store *s, perc_buf *out, perc_bytes row,
 	perc_bytes rec = { NULL, 0 };
 	int rc;
 
-	rc = outs(sv, &sv->in, V_FAILURES_GET, call(sv, V_FAILURES_GET, row, col),
-	    &rec);
+	rc = call(sv, V_FAILURES_GET, row, col);
+	rc = outs(sv, &sv->in, V_FAILURES_GET, rc, &rec);
 	return rc == 0 ? buf_set(out, rec.data, rec.len) : rc;
 }
 

@@ -265,8 +265,8 @@ dispatch(perc_buf *out, struct dispatch *d, struct store *s,
 	case V_COMMIT:
 		if (wire_unpack(in, l->request, &row, &col, &t1, &t2,
 		    &flags) == 0)
-			rc = reply(out, d, verb, ops->commit(s, row, col, t1, t2,
-			    flags));
+			rc = reply(out, d, verb, ops->commit(s, row, col, t1,
+			    t2, flags));
 		break;
 	case V_ROLLBACK:
 		if (wire_unpack(in, l->request, &row, &col, &t1, &flags) == 0)
@@ -283,7 +283,8 @@ dispatch(perc_buf *out, struct dispatch *d, struct store *s,
 		break;
 	case V_PUSH:
 		if (wire_unpack(in, l->request, &row, &col, &t1, &t2) == 0)
-			rc = reply(out, d, verb, ops->push(s, row, col, t1, t2));
+			rc = reply(out, d, verb, ops->push(s, row, col, t1,
+			    t2));
 		break;
 	case V_BULK_DONE:
 		if (wire_unpack(in, l->request, &t1) == 0)

@@ -210,11 +210,13 @@ wire_vunpack(struct wire_in *in, const char *layout, va_list ap)
 			*ob = present ? b : NULL;
 			break;
 		case 't':
-			if (take(in, va_arg(ap, perc_ts *), sizeof(perc_ts)) < 0)
+			if (take(in, va_arg(ap, perc_ts *),
+			    sizeof(perc_ts)) < 0)
 				return -1;
 			break;
 		case 'u':
-			if (take(in, va_arg(ap, unsigned *), sizeof(unsigned)) < 0)
+			if (take(in, va_arg(ap, unsigned *),
+			    sizeof(unsigned)) < 0)
 				return -1;
 			break;
 		case 'i':
