@@ -21,7 +21,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 tsv="$here/results.tsv"
-case ${1:-} in observer | fanin | increment | wakeup | log | bigcommit)
+. "$here/workloads.sh"
+case ${1:-} in observer | fanin | increment | wakeup | log | bigcommit | serve)
 	tsv=$work/results.tsv ;;
 esac
 SCALE=${BENCH_SCALE:-1}           # BENCH_SCALE=0.2 for a quick look
@@ -504,9 +505,13 @@ log_part() {
 # store, which the commit hands over every 100 ms.  Issue 36: and the
 # longest any process held the store meanwhile (bench holds), which a
 # reader may wait for; both under 500 ms.
+# big_commit_part MODE: "direct" (PERC_SERVE=0: each process takes the
+# store in turn, and the longest of the load's holds is measured too) or
+# "served" (through the directory's store server).
 big_commit_part() {
-	local d=$work/bigc cells pid a b ms longest=0 slow=0 gets=0 idle
-	local held watcher
+	local mode=$1 d=$work/bigc-$1 cells pid a b ms longest=0 slow=0 gets=0
+	local held watcher idle
+	[ "$mode" = served ] || export PERC_SERVE=0
 	cells=$(n 400000)
 	fresh "$d"
 	perc -d "$d" set other c v
@@ -516,8 +521,10 @@ big_commit_part() {
 	    printf "big%09d\tc\tnew\n", i }' > "$work/bigc.tsv"
 	perc -d "$d" load < "$work/bigc.tsv" > /dev/null &
 	pid=$!
-	"$bench" holds "$d/store.lock" "$pid" > "$work/bigc.holds" &
-	watcher=$!
+	if [ "$mode" = direct ]; then
+		"$bench" holds "$d/store.lock" "$pid" > "$work/bigc.holds" &
+		watcher=$!
+	fi
 	while kill -0 "$pid" 2> /dev/null; do
 		for row in big000000001 other; do
 			a=$(date +%s%N)
@@ -530,14 +537,17 @@ big_commit_part() {
 		done
 	done
 	wait "$pid"
-	wait "$watcher"
-	report "longest of $gets gets beside a $cells-cell commit" \
+	report "$mode: longest of $gets gets beside a $cells-cell commit" \
 	    "$longest" ms "$idle" "< 500"
-	read -r held a b < "$work/bigc.holds"
-	report "longest hold of the store beside it" "$held" ms "$idle" \
-	    "< 500"
-	echo "(gets that took more than 1 s: $slow; holds of 250 ms or more:" \
-	    "$a of $b)"
+	echo "(gets that took more than 1 s: $slow)"
+	if [ "$mode" = direct ]; then
+		wait "$watcher"
+		read -r held a b < "$work/bigc.holds"
+		report "direct: longest hold of the store beside it" "$held" \
+		    ms "$idle" "< 500"
+		echo "(holds of 250 ms or more: $a of $b)"
+		unset PERC_SERVE
+	fi
 }
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
@@ -545,7 +555,8 @@ echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
 # results.tsv untouched.
 if [ "${1:-}" = bigcommit ]; then
 	echo "== readers beside a large commit"
-	big_commit_part
+	big_commit_part direct
+	big_commit_part served
 	exit 0
 fi
 # tests/bench/run.sh observer: that part alone, results.tsv untouched.
@@ -603,6 +614,113 @@ if [ "${1:-}" = wakeup ]; then
 	exit 0
 fi
 
+# Issue 38: many processes at once on one LevelDB directory, through
+# its store server (group commit), against PERC_SERVE=0 (each process
+# takes the store in turn) and the sqlite3 CLI (WAL), side by side,
+# every worker on rows of its own: autocommit perc set / INSERT OR
+# REPLACE, a process each; one-cell transactions through one perc shell
+# / one sqlite3 process a worker; transfers as separate commands / one
+# sqlite3 per transfer.  Then the syncs a commit costs with 8 writers,
+# the first command's server start, an idle server's memory, and, with
+# BENCH_OLD=DIR, one worker's commands against an older perc.
+serve_workload() {      # KIND SQLITE-KIND LABEL TOTAL
+	local w c sq srv dir target
+	for w in 1 2 4 8; do
+		c=$(n $(($4 / w)))
+		sq=$(rate "$2" "$w" "$c")
+		srv=$(RATE_TAG=srv- rate "$1" "$w" "$c")
+		dir=$(RATE_TAG=direct- PERC_SERVE=0 rate "$1" "$w" "$c")
+		serve_rate[$1-$w]=$srv serve_rate[$2-$w]=$sq
+		report "sqlite3, $3, $w worker(s)" "$sq" /s "$sq" "-"
+		target=-
+		[ "$w" -eq 4 ] && [ "$1" = shell1 ] && target=">= 1.5"
+		[ "$w" -eq 4 ] && [ "$1" = set ] && target=">= 1.0"
+		report "perc served, $3, $w worker(s)" "$srv" /s "$sq" "$target"
+		report "perc PERC_SERVE=0, $3, $w worker(s)" "$dir" /s "$sq" "-"
+	done
+	report "sqlite3, $3, 4 workers / 1" "${serve_rate[$2-4]}" /s \
+	    "${serve_rate[$2-1]}" "-"
+	target=">= 0.9 of sqlite3's"
+	[ "$1" = shell1 ] && target=">= 2.0"
+	report "perc served, $3, 4 workers / 1" "${serve_rate[$1-4]}" /s \
+	    "${serve_rate[$1-1]}" "$target"
+}
+
+serve_syncs() {         # WORKERS COUNT: fdatasync calls per commit
+	local d=$work/syncs pid st i pids=()
+	fresh "$d"
+	perc -d "$d" set warm c v
+	pid=$(perc -d "$d" serve --status)
+	strace -f -c -e trace=fdatasync,fsync -o "$d.strace" -p "$pid" \
+	    2> /dev/null &
+	st=$!
+	sleep 0.5        # strace attaches (no condition to wait on)
+	for i in $(seq "$1"); do
+		worker=$i xfer_shell1 "$d" "$2" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i"; done
+	kill -INT "$st"; wait "$st" 2> /dev/null || true
+	awk -v n=$(($1 * $2)) '$NF == "fdatasync" || $NF == "fsync" {
+	    c += $4 } END { printf "%.3f", c / n }' "$d.strace"
+}
+
+serve_part() {
+	local d old=${BENCH_OLD:-} pid t i first=() cmd
+	declare -A serve_rate
+	echo "== many processes at once: the store server against" \
+	    "PERC_SERVE=0 and sqlite3 (rows of their own)"
+	own_rows=1
+	serve_workload set sqliteset "autocommit sets/s" 400
+	serve_workload shell1 sqliteshell1 "shell 1-cell txns/s" 2000
+	serve_workload separate sqlite "separate-command transfers/s" 200
+	own_rows=0
+	if command -v strace > /dev/null; then
+		report "fdatasync per commit, 8 shell writers" \
+		    "$(serve_syncs 8 "$(n 250)")" calls 1 "< 0.5"
+	else
+		echo "(strace is not installed: the syncs are not counted)"
+	fi
+	d=$work/serve-lat
+	fresh "$d"
+	perc -d "$d" set a c v
+	t=$("$bench" lat "$(n 200)" perc -d "$d" get a c)
+	for i in $(seq "$(n 20)"); do
+		perc -d "$d" serve --stop
+		first+=("$("$bench" lat 1 perc -d "$d" get a c)")
+	done
+	report "perc get, server running" "$t" ms "$t" "-"
+	report "perc get, server started first (median)" "$(printf '%s\n' \
+	    "${first[@]}" | sort -g | awk '{ v[NR] = $1 }
+	    END { print v[int(NR / 2) + 1] }')" ms "$t" "<= 2.0"
+	pid=$(perc -d "$d" serve --status)
+	report "idle server's resident memory" "$(awk '$1 == "VmRSS:" {
+	    printf "%.1f", $2 / 1024 }' "/proc/$pid/status")" MB 20 "< 1.0"
+	t=$("$bench" lat "$(n 300)" /bin/true)
+	report "perc get / exec of /bin/true" "$("$bench" lat "$(n 200)" \
+	    perc -d "$d" get a c)" ms "$t" "<= 1.2"
+	if [ -z "$old" ] || [ ! -x "$old/perc" ]; then
+		echo "(BENCH_OLD=DIR, a built perc tree, is not given: one" \
+		    "worker against an older perc is skipped)"
+		return
+	fi
+	# each on a directory of its own: the older perc opens its store
+	rm -rf "$d.old"
+	"$old/perc" init "$d.old" && "$old/perc" -d "$d.old" set a c v
+	for cmd in "get a c" "set a c w" "begin" "scan" "ts"; do
+		t=$("$bench" lat "$(n 200)" "$old/perc" -d "$d.old" $cmd)
+		report "perc $cmd, older perc" "$t" ms "$t" "-"
+		report "perc $cmd, this perc" "$("$bench" lat "$(n 200)" \
+		    perc -d "$d" $cmd)" ms "$t" "<= 1.05"
+	done
+}
+# tests/bench/run.sh serve: that part alone (BENCH_OLD=DIR: an older
+# perc for one worker's commands).
+if [ "${1:-}" = serve ]; then
+	serve_part
+	exit 0
+fi
+
 echo "== per-command latency (median ms) against the exec floor"
 export PERC_DIR="$work/lat"
 fresh "$PERC_DIR"
@@ -634,111 +752,6 @@ med=$(printf '%s\n' "${ctimes[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v
 report "perc commit latency (2 cells)" "$med" ms "$floor" "-"
 
 echo "== shell bank transfers per second (10 accounts)"
-accounts=10                     # the Redis part's rows take 1,000 too
-setup_perc() {
-	fresh "$1"
-	awk -v n="$accounts" 'BEGIN { for (i = 0; i < n; i++)
-	    printf "acct%d\tbal\t1000\n", i }' | perc -d "$1" load > /dev/null
-}
-setup_sqlite() {
-	rm -f "$1"
-	awk -v n="$accounts" 'BEGIN { print "PRAGMA journal_mode=WAL;";
-	    print "CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INTEGER);";
-	    print "BEGIN;"; for (i = 0; i < n; i++)
-	    printf "INSERT INTO acct VALUES (%d, 1000);\n", i; print "COMMIT;" }' |
-	    sqlite3 "$1" > /dev/null
-}
-pick() { from=$((RANDOM % accounts)); to=$(((from + 1 + RANDOM % (accounts - 1)) % accounts)); }
-
-xfer_separate() {       # DIR COUNT
-	local k t a b rc
-	for k in $(seq "$2"); do
-		pick
-		while :; do
-			t=$(perc -d "$1" begin)
-			a=$(perc -d "$1" get -t "$t" "acct$from" bal)
-			b=$(perc -d "$1" get -t "$t" "acct$to" bal)
-			perc -d "$1" set -t "$t" "acct$from" bal $((a - 1))
-			perc -d "$1" set -t "$t" "acct$to" bal $((b + 1))
-			rc=0; perc -d "$1" commit -t "$t" >/dev/null 2>&1 || rc=$?
-			[ $rc -eq 0 ] && break
-			[ $rc -eq 3 ] || return 1
-			echo >> "$1.retries"
-		done
-	done
-}
-xfer_multi() {
-	local k t a b rc
-	for k in $(seq "$2"); do
-		pick
-		while :; do
-			t=$(perc -d "$1" begin)
-			{ read -r a; read -r b; } < <(perc -d "$1" get -t "$t" \
-			    "acct$from" bal "acct$to" bal)
-			perc -d "$1" set -t "$t" "acct$from" bal $((a - 1)) \
-			    "acct$to" bal $((b + 1))
-			rc=0; perc -d "$1" commit -t "$t" >/dev/null 2>&1 || rc=$?
-			[ $rc -eq 0 ] && break
-			[ $rc -eq 3 ] || return 1
-			echo >> "$1.retries"
-		done
-	done
-}
-xfer_coproc() {
-	local k t a b st res
-	coproc P { perc -d "$1" shell; }
-	ask() { echo "$*" >&"${P[1]}"; read -r st res <&"${P[0]}"; }
-	for k in $(seq "$2"); do
-		pick
-		while :; do
-			ask begin; t=$res
-			ask get -t "$t" "acct$from" bal; a=$res
-			ask get -t "$t" "acct$to" bal; b=$res
-			ask set -t "$t" "acct$from" bal $((a - 1))
-			ask set -t "$t" "acct$to" bal $((b + 1))
-			ask commit -t "$t"
-			[ "$st" = ok ] && break
-			case $res in "3 "*) echo >> "$1.retries" ;; *) return 1 ;; esac
-		done
-	done
-	exec {P[1]}>&-
-	wait "$P_PID" 2>/dev/null || true
-}
-xfer_sqlite() {
-	local k
-	for k in $(seq "$2"); do
-		pick
-		sqlite3 -cmd '.timeout 30000' "$1" "BEGIN IMMEDIATE;
-		    SELECT bal FROM acct WHERE id=$from;
-		    SELECT bal FROM acct WHERE id=$to;
-		    UPDATE acct SET bal=bal-1 WHERE id=$from;
-		    UPDATE acct SET bal=bal+1 WHERE id=$to; COMMIT;" >/dev/null
-	done
-}
-# retried KIND WORKERS COUNT-PER-WORKER: how many of rate's transfers a
-# conflict made start again (a transfer may retry more than once).
-retried() {
-	local f="$work/${RATE_TAG:-}$1-$2.retries" r=0
-	[ ! -f "$f" ] || r=$(wc -l < "$f")
-	echo "    ($r retries after a conflict, for $(($2 * $3)) transfers)"
-}
-# rate KIND WORKERS COUNT-PER-WORKER: transfers per second.  A worker
-# that gives up (an error other than a conflict) is said on stderr: its
-# transfers were not all made, so the figure is too high.
-rate() {
-	local kind=$1 workers=$2 count=$3 store="$work/${RATE_TAG:-}$1-$2" start end i
-	local pids=() failed=0
-	if [ "$kind" = sqlite ]; then setup_sqlite "$store"; else setup_perc "$store"; fi
-	rm -f "$store.retries"
-	start=$(date +%s.%N)
-	for i in $(seq "$workers"); do "xfer_$kind" "$store" "$count" & pids+=($!); done
-	for i in "${pids[@]}"; do wait "$i" || failed=$((failed + 1)); done
-	end=$(date +%s.%N)
-	[ "$failed" -eq 0 ] ||
-	    echo "($kind, $workers workers: $failed gave up; the figure is too high)" >&2
-	awk -v n=$((workers * count)) -v s="$start" -v e="$end" \
-	    'BEGIN { printf "%.0f", n / (e - s) }'
-}
 if command -v sqlite3 >/dev/null; then
 	for w in 1 4; do
 		c=$(n $((200 / w)))
@@ -908,7 +921,8 @@ volume_part() {
 volume_part
 
 echo "== readers beside a large commit"
-big_commit_part
+big_commit_part direct
+big_commit_part served
 
 # Issue 12: a shell that always has its next request keeps the store
 # from one to the next; separate gets beside it wait for the handoff.
@@ -1019,6 +1033,8 @@ last=$("$bench" open "$work/open" 100)
 report "store open after 100 commands" "$first" ms "$first" "-"
 report "store open after $(n 10000) commands" "$last" ms "$first" "<= 1.2"
 echo "table files in the store: $(ls "$work/open/store" | grep -c '\.ldb$' || true)"
+
+serve_part
 
 echo "== Redis Cluster store: 3 masters, 3 replicas on loopback, appendfsync always"
 # Issue 37: what the confirmations cost (every read, and every look at
