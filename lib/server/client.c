@@ -443,28 +443,103 @@ sv_rollback(struct store *s, perc_bytes row, perc_bytes col,
 	    flags);
 }
 
+/* One cell of a request's records, by its verb's layout. */
+static int
+add_cell(struct srv_store *sv, enum server_verb v, const struct write *w,
+    unsigned flags)
+{
+	unsigned char one = WIRE_RECORD;
+	int rc;
+
+	if ((rc = buf_add(&sv->req, &one, 1)) < 0)
+		return rc;
+	return wire_pack(&sv->req, server_verbs[v].request_record, w, flags);
+}
+
+static int
+end_cells(struct srv_store *sv)
+{
+	unsigned char end = WIRE_END;
+
+	return buf_add(&sv->req, &end, 1);
+}
+
 static int
 sv_commit_at_once(struct store *s, const struct writeset *ws,
     const unsigned *flags, perc_ts start_ts, perc_ts *commit_ts)
 {
 	struct srv_store *sv = (struct srv_store *)s;
-	unsigned char end = WIRE_END, one = WIRE_RECORD;
 	size_t i;
-	int rc, tag;
+	int rc;
 
 	if ((rc = request_begin(sv, V_COMMIT_AT_ONCE, start_ts)) < 0)
 		return rc;
 	for (i = 0; i < ws->n && rc == 0; i++)
-		if ((rc = buf_add(&sv->req, &one, 1)) == 0)
-			rc = wire_pack(&sv->req,
-			    server_verbs[V_COMMIT_AT_ONCE].record, &ws->w[i],
-			    flags[i]);
-	if (rc < 0 || (rc = buf_add(&sv->req, &end, 1)) < 0)
+		rc = add_cell(sv, V_COMMIT_AT_ONCE, &ws->w[i], flags[i]);
+	if (rc < 0 || (rc = end_cells(sv)) < 0)
 		return rc;
 	rc = request_send(sv);
-	if (sv->have_reply && record(sv, &sv->in, &tag) != 0)
-		return garbage(sv);     /* a reply of this verb has none */
 	return outs(sv, &sv->in, V_COMMIT_AT_ONCE, rc, commit_ts);
+}
+
+/* The step on the n cells w[] (begun), sent: which of them it did. */
+static int
+many(struct srv_store *sv, enum server_verb v, const struct write *const *w,
+    const unsigned *flags, size_t n, int *done)
+{
+	size_t i, got = 0;
+	int rc = 0, tag, one;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = add_cell(sv, v, w[i], flags != NULL ? flags[i] : 0);
+	if (rc < 0 || (rc = end_cells(sv)) < 0)
+		return rc;
+	memset(done, 0, n * sizeof(*done));
+	if ((rc = request_send(sv)) < 0)
+		return rc;
+	while ((rc = record(sv, &sv->in, &tag)) == 1) {
+		if (got == n || wire_unpack(&sv->in, server_verbs[v].record,
+		    &one) < 0)
+			return garbage(sv);
+		done[got++] = one;
+	}
+	return rc < 0 ? rc : got == n ? 0 : garbage(sv);
+}
+
+static int
+sv_prewrite_many(struct store *s, const struct write *const *w,
+    const unsigned *flags, size_t n, const struct lock_rec *lock, int *done)
+{
+	struct srv_store *sv = (struct srv_store *)s;
+	int rc;
+
+	if ((rc = request_begin(sv, V_PREWRITE_MANY, lock)) < 0)
+		return rc;
+	return many(sv, V_PREWRITE_MANY, w, flags, n, done);
+}
+
+static int
+sv_commit_many(struct store *s, const struct write *const *w, size_t n,
+    perc_ts start_ts, perc_ts commit_ts, int *done)
+{
+	struct srv_store *sv = (struct srv_store *)s;
+	int rc;
+
+	if ((rc = request_begin(sv, V_COMMIT_MANY, start_ts, commit_ts)) < 0)
+		return rc;
+	return many(sv, V_COMMIT_MANY, w, NULL, n, done);
+}
+
+static int
+sv_rollback_many(struct store *s, const struct write *const *w, size_t n,
+    perc_ts start_ts, int *done)
+{
+	struct srv_store *sv = (struct srv_store *)s;
+	int rc;
+
+	if ((rc = request_begin(sv, V_ROLLBACK_MANY, start_ts)) < 0)
+		return rc;
+	return many(sv, V_ROLLBACK_MANY, w, NULL, n, done);
 }
 
 static int
@@ -863,6 +938,9 @@ static const struct store_ops served_ops = {
 	.prewrite       = sv_prewrite,
 	.commit         = sv_commit,
 	.rollback       = sv_rollback,
+	.prewrite_many  = sv_prewrite_many,
+	.commit_many    = sv_commit_many,
+	.rollback_many  = sv_rollback_many,
 	.commit_at_once = sv_commit_at_once,
 	.safe_point     = sv_safe_point,
 	.safe_point_raise = sv_safe_point_raise,

@@ -141,51 +141,123 @@ reply(perc_buf *out, struct dispatch *d, enum server_verb v, int rc, ...)
 	return 0;
 }
 
+/* A request's cells: its records, writes (with flags, when its layout
+   has them); -1 when they are not. */
+struct cells {
+	struct write *w;
+	unsigned     *flags;
+	size_t        n, cap;
+};
+
+static void
+cells_dispose(struct cells *c)
+{
+	free(c->w);
+	free(c->flags);
+}
+
+static int
+take_cells(struct cells *c, struct wire_in *in, enum server_verb v)
+{
+	const char *layout = server_verbs[v].request_record;
+	int tag;
+
+	memset(c, 0, sizeof(*c));
+	for (;;) {
+		if (wire_u8(in, &tag) < 0 || tag > WIRE_RECORD)
+			return -1;
+		if (tag == WIRE_END)
+			return 0;
+		if (c->n == c->cap) {
+			struct write *w;
+			unsigned *f;
+
+			c->cap = c->cap ? c->cap * 2 : 64;
+			if ((w = realloc(c->w, c->cap * sizeof(*w))) != NULL)
+				c->w = w;
+			if ((f = realloc(c->flags, c->cap * sizeof(*f))) != NULL)
+				c->flags = f;
+			if (w == NULL || f == NULL)
+				return -1;
+		}
+		c->flags[c->n] = 0;
+		if (wire_unpack(in, layout, &c->w[c->n], &c->flags[c->n]) < 0)
+			return -1;
+		c->n++;
+	}
+}
+
+/*
+ * A step on many cells, each cell's the store's step on one, in turn:
+ * a record a cell, 1 when done; 0 (a lock, a conflict, a failure) has
+ * the caller take that cell's step alone, which says what is wrong.
+ */
+static int
+many(perc_buf *out, struct dispatch *d, struct store *s, struct wire_in *in,
+    enum server_verb v)
+{
+	const struct store_ops *ops = s->ops;
+	struct lock_rec lock, blocker;
+	struct cells c;
+	perc_ts t1 = 0, t2 = 0, at;
+	size_t i;
+	int rc = -1, one;
+
+	memset(&lock, 0, sizeof(lock));
+	memset(&blocker, 0, sizeof(blocker));
+	memset(&c, 0, sizeof(c));
+	if ((v == V_PREWRITE_MANY ? wire_unpack(in, server_verbs[v].request,
+	    &lock) : v == V_COMMIT_MANY ? wire_unpack(in,
+	    server_verbs[v].request, &t1, &t2) : wire_unpack(in,
+	    server_verbs[v].request, &t1)) < 0 || take_cells(&c, in, v) < 0)
+		goto done;
+	for (i = 0, rc = 0; i < c.n && rc == 0; i++) {
+		perc_bytes row = buf_bytes(&c.w[i].row);
+		perc_bytes col = buf_bytes(&c.w[i].col);
+
+		if (v == V_PREWRITE_MANY) {
+			lock.op = c.w[i].op;    /* each cell's, store.h */
+			one = ops->prewrite(s, &at, &c.w[i], &lock, c.flags[i],
+			    &blocker);
+		}
+		else if (v == V_COMMIT_MANY)
+			one = ops->commit(s, row, col, t1, t2, 0);
+		else
+			one = ops->rollback(s, row, col, t1, 0);
+		codec_lock_dispose(&blocker);
+		rc = add_record(d, WIRE_RECORD, server_verbs[v].record,
+		    one == 0);
+	}
+	if (rc == 0)
+		rc = reply(out, d, v, 0);
+done:
+	codec_lock_dispose(&lock);
+	cells_dispose(&c);
+	return rc;
+}
+
 /* commit_at_once: the transaction's cells come as the request's records. */
 static int
 commit_at_once(perc_buf *out, struct dispatch *d, struct store *s,
     struct wire_in *in)
 {
 	struct writeset ws;
-	unsigned *flags = NULL;
+	struct cells c;
 	perc_ts start_ts, commit_ts = 0;
-	size_t cap = 0;
-	int tag, rc;
+	int rc;
 
-	memset(&ws, 0, sizeof(ws));
+	memset(&c, 0, sizeof(c));
 	if (wire_unpack(in, server_verbs[V_COMMIT_AT_ONCE].request,
-	    &start_ts) < 0)
+	    &start_ts) < 0 || take_cells(&c, in, V_COMMIT_AT_ONCE) < 0) {
+		cells_dispose(&c);
 		return -1;
-	for (;;) {
-		if (wire_u8(in, &tag) < 0 || tag > WIRE_RECORD)
-			goto bad;
-		if (tag == WIRE_END)
-			break;
-		if (ws.n == cap) {
-			struct write *w;
-			unsigned *f;
-
-			cap = cap ? cap * 2 : 64;
-			if ((w = realloc(ws.w, cap * sizeof(*w))) != NULL)
-				ws.w = w;
-			if ((f = realloc(flags, cap * sizeof(*f))) != NULL)
-				flags = f;
-			if (w == NULL || f == NULL)
-				goto bad;
-		}
-		if (wire_unpack(in, server_verbs[V_COMMIT_AT_ONCE].record,
-		    &ws.w[ws.n], &flags[ws.n]) < 0)
-			goto bad;
-		ws.n++;
 	}
-	rc = s->ops->commit_at_once(s, &ws, flags, start_ts, &commit_ts);
-	free(ws.w);
-	free(flags);
+	memset(&ws, 0, sizeof(ws));
+	ws.w = c.w;
+	ws.n = c.n;
+	rc = s->ops->commit_at_once(s, &ws, c.flags, start_ts, &commit_ts);
+	cells_dispose(&c);
 	return reply(out, d, V_COMMIT_AT_ONCE, rc, commit_ts);
-bad:
-	free(ws.w);
-	free(flags);
-	return -1;
 }
 
 int
@@ -272,6 +344,11 @@ dispatch(perc_buf *out, struct dispatch *d, struct store *s,
 		if (wire_unpack(in, l->request, &row, &col, &t1, &flags) == 0)
 			rc = reply(out, d, verb, ops->rollback(s, row, col, t1,
 			    flags));
+		break;
+	case V_PREWRITE_MANY:
+	case V_COMMIT_MANY:
+	case V_ROLLBACK_MANY:
+		rc = many(out, d, s, in, verb);
 		break;
 	case V_COMMIT_AT_ONCE:
 		rc = commit_at_once(out, d, s, in);

@@ -288,14 +288,17 @@ open_store(struct server *sv)
  * server, where a step that was done finds itself done.
  */
 static int
-round_serve(struct server *sv, struct pollfd *p)
+round_serve(struct server *sv, const struct pollfd *p, size_t polled)
 {
 	int64_t now = clock_mono_ms();
 	size_t i, j;
 	int rc = 0;
 
+	/* p[1..polled] are the connections polled; the ones accepted
+	   since are read at once (their reads do not block) */
 	for (i = 0; i < sv->n; i++)
-		if (p[i + 1].revents & (POLLIN | POLLHUP | POLLERR))
+		if (i >= polled ||
+		    (p[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
 			conn_read(&sv->conns[i]);
 	for (i = 0; i < sv->n; i++)
 		if (sv->conns[i].out.len == 0)
@@ -368,7 +371,7 @@ serve_loop(struct server *sv, int idle_s)
 {
 	struct pollfd *p = NULL, *np;
 	int64_t now, looked = 0;
-	size_t i;
+	size_t i, polled;
 	int rc = 0;
 
 	sv->busy_ms = clock_mono_ms();
@@ -383,13 +386,14 @@ serve_loop(struct server *sv, int idle_s)
 			p[i + 1] = (struct pollfd){ .fd = sv->conns[i].fd,
 			    .events = sv->conns[i].out.len > 0 ? POLLOUT :
 			    POLLIN };
-		if (poll(p, sv->n + 1, TICK_MS) < 0 && errno != EINTR) {
+		polled = sv->n;
+		if (poll(p, polled + 1, TICK_MS) < 0 && errno != EINTR) {
 			rc = error_set(PERC_EIO, "poll: %s", strerror(errno));
 			break;
 		}
 		if (p[0].revents & POLLIN)
 			accept_all(sv);
-		if ((rc = round_serve(sv, p)) != 0) {
+		if ((rc = round_serve(sv, p, polled)) != 0) {
 			rc = rc < 0 ? rc : 0;
 			break;
 		}

@@ -4,7 +4,8 @@
 #include "verbs.h"
 
 const struct server_verb_layout server_verbs[SERVER_NVERBS] = {
-#define SERVER_VERB_ROW(name, req, out, rec) { #name, req, out, rec },
+#define SERVER_VERB_ROW(name, req, reqrec, out, rec) \
+	{ #name, req, reqrec, out, rec },
 	SERVER_VERBS(SERVER_VERB_ROW)
 #undef SERVER_VERB_ROW
 };

@@ -25,6 +25,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	    freopen("/dev/null", "w", stdout) == NULL)
 		abort();
 	setenv("PERC_LOCK_TIMEOUT", "0.1", 1);
+	/* the commands run in this process, which opens the store itself,
+	   rather than fork a store server from the fuzzer */
+	setenv("PERC_SERVE", "0", 1);
 	return 0;
 }
 
