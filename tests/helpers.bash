@@ -19,6 +19,9 @@ DATA_COMMANDS="abort begin commit del gc get load log notify resolve-locks scan
 # the cluster $PERC_TEST_REDIS_URL names (make check runs the suite on
 # both).
 PERC_TEST_STORE=${PERC_TEST_STORE:-leveldb}
+# PERC_TEST_SERVE=1: the suite through the LevelDB store's server
+# (PERC_SERVE=1, perc-serve(1)), which is not yet the default.
+[ -z "${PERC_TEST_SERVE:-}" ] || export PERC_SERVE=1
 
 # poll N CMD...: run CMD every 0.1 s until it succeeds, at most N times.
 poll() {

@@ -47,7 +47,8 @@ C
 setup() {
 	[ "$PERC_TEST_STORE" = leveldb ] ||
 		skip "the store server is the LevelDB store's"
-	unset PERC_SERVE PERC_SERVE_IDLE
+	unset PERC_SERVE_IDLE
+	export PERC_SERVE=1
 	perc_fresh_dir
 }
 

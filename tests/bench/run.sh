@@ -511,7 +511,7 @@ log_part() {
 big_commit_part() {
 	local mode=$1 d=$work/bigc-$1 cells pid a b ms longest=0 slow=0 gets=0
 	local held watcher idle
-	[ "$mode" = served ] || export PERC_SERVE=0
+	if [ "$mode" = served ]; then export PERC_SERVE=1; else export PERC_SERVE=0; fi
 	cells=$(n 400000)
 	fresh "$d"
 	perc -d "$d" set other c v
@@ -546,8 +546,8 @@ big_commit_part() {
 		report "direct: longest hold of the store beside it" "$held" \
 		    ms "$idle" "< 500"
 		echo "(holds of 250 ms or more: $a of $b)"
-		unset PERC_SERVE
 	fi
+	unset PERC_SERVE
 }
 echo "load average $(cut -d ' ' -f 1-3 /proc/loadavg) on $(nproc) cores:" \
     "other work on the machine makes every figure noisy"
@@ -628,7 +628,7 @@ serve_workload() {      # KIND SQLITE-KIND LABEL TOTAL
 	for w in 1 2 4 8; do
 		c=$(n $(($4 / w)))
 		sq=$(rate "$2" "$w" "$c")
-		srv=$(RATE_TAG=srv- rate "$1" "$w" "$c")
+		srv=$(RATE_TAG=srv- PERC_SERVE=1 rate "$1" "$w" "$c")
 		dir=$(RATE_TAG=direct- PERC_SERVE=0 rate "$1" "$w" "$c")
 		serve_rate[$1-$w]=$srv serve_rate[$2-$w]=$sq
 		report "sqlite3, $3, $w worker(s)" "$sq" /s "$sq" "-"
@@ -667,6 +667,7 @@ serve_syncs() {         # WORKERS COUNT: fdatasync calls per commit
 
 serve_part() {
 	local d old=${BENCH_OLD:-} pid t i first=() cmd
+	export PERC_SERVE=1     # not yet the default (perc-serve(1))
 	declare -A serve_rate
 	echo "== many processes at once: the store server against" \
 	    "PERC_SERVE=0 and sqlite3 (rows of their own)"
@@ -702,6 +703,7 @@ serve_part() {
 	if [ -z "$old" ] || [ ! -x "$old/perc" ]; then
 		echo "(BENCH_OLD=DIR, a built perc tree, is not given: one" \
 		    "worker against an older perc is skipped)"
+		unset PERC_SERVE
 		return
 	fi
 	# each on a directory of its own: the older perc opens its store
@@ -713,6 +715,7 @@ serve_part() {
 		report "perc $cmd, this perc" "$("$bench" lat "$(n 200)" \
 		    perc -d "$d" $cmd)" ms "$t" "<= 1.05"
 	done
+	unset PERC_SERVE
 }
 # tests/bench/run.sh serve: that part alone (BENCH_OLD=DIR: an older
 # perc for one worker's commands).
