@@ -68,8 +68,9 @@ cmd_serve(int argc, char **argv, struct perc_ctx *ctx)
 		if ((rc = perc_serve_pid(ctx->dir, &pid)) < 0)
 			return cmd_fail(rc);
 		if (rc == 0) {
-			fprintf(stderr, "perc: no store server runs for '%s'\n",
-			    ctx->dir);
+			fprintf(stderr, "perc: no store server runs for '%s'; "
+			    "'perc serve' runs one, and so does a command "
+			    "with PERC_SERVE=1\n", ctx->dir);
 			return 1;
 		}
 		printf("%ld\n", pid);

@@ -31,7 +31,9 @@ int  server_running(pid_t *pid, const char *dir);
  * Serve dir's LevelDB store until asked to stop (SIGINT, SIGTERM, a
  * STOP request), dir is gone, or, with idle_s > 0, no process has been
  * connected for idle_s seconds: 0, or 1 when another server runs
- * (*other its pid).  env is the store's (serve 0).
+ * (*other its pid).  env is the store's (serve 0).  ready_fd, when not
+ * -1, is where it tells its starter that it serves, or why it cannot
+ * (spawn.c), and is closed then.
  */
 int  server_run(const char *dir, const struct store_env *env, int idle_s,
                 pid_t *other, int ready_fd);
@@ -39,7 +41,6 @@ int  server_run(const char *dir, const struct store_env *env, int idle_s,
  * Start one in the background, in a session of its own, holding none
  * of this process's descriptors: 0 once it serves (or another does),
  * or why it could not (its store would not open, or stayed busy).
- * ready_fd, when not -1, is where server_run says so, and is closed.
  */
 int  server_spawn(const char *dir, const struct store_env *env, int idle_s,
                   int64_t deadline_ms);
