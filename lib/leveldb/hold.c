@@ -117,6 +117,7 @@ ldb_acquire(struct store *base, int64_t deadline_ms)
 	    (s->base.read_only ? KV_READ_ONLY : 0) |
 	    (s->base.bulk || s->log_bytes > FLUSH_BYTES ?
 	    KV_BIG_BUFFER : 0) |
+	    (s->base.sync_later ? KV_KEPT_OPEN : 0) |
 	    (s->power_cuts ? KV_SIMULATE_CUTS : 0), &err);
 	/*
 	 * Opening a store whose log is not clean writes a table: on a full

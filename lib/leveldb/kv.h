@@ -23,7 +23,8 @@ struct kv_iter;         /* an iterator, over the DB as it was when made */
 #define KV_REUSE_LOGS    2u  /* append to the last log: see kv.cc */
 #define KV_READ_ONLY     4u  /* LevelDB's own writes stay in memory */
 #define KV_SIMULATE_CUTS 8u  /* for PERC_FAILPOINT=NAME:power-cut */
-#define KV_BIG_BUFFER    16u /* a write buffer of 8 MB, not 64 KB */
+#define KV_BIG_BUFFER    16u /* a write buffer of 4 MB, not 64 KB */
+#define KV_KEPT_OPEN     32u /* by the store server: 1 MB (see kv.cc) */
 
 struct kv *kv_open(const char *path, unsigned flags, char **err);
 void kv_close(struct kv *db);
