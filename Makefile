@@ -135,8 +135,11 @@ cmd/perc.o: cmd/describe.h
 tests/unit/unit: $(TESTOBJ) libperc.a
 	$(CXX) $(LDFLAGS) $(CFLAGS) -o $@ $(TESTOBJ) libperc.a $(STATIC_LIBS)
 
-# The whole suite: C unit tests, then bats on the LevelDB store, then
-# bats again on the Redis store; the last line sums them all.  One
+# The whole suite: C unit tests, then bats on the LevelDB store, through
+# its store server (the default), then again with each process opening
+# the store itself (PERC_SERVE=0: DIRECT_BATS, every file that uses the
+# LevelDB store but the server's own), then bats again on the Redis
+# store; the last line sums them all.  One
 # loopback cluster (tests/cluster) serves the unit tests of the Redis
 # client and store and the second pass, each test on a table of its
 # own; tests that start clusters of their own (cluster.bats,
@@ -157,6 +160,7 @@ FAULT_BATS = tests/faults.bats
 CHECK_BATS = $(filter-out $(FAULT_BATS),$(wildcard tests/*.bats))
 REDIS_BATS = $(filter-out tests/cluster.bats tests/redis.bats, \
 	$(shell grep -l perc_fresh_dir tests/*.bats))
+DIRECT_BATS = $(filter-out tests/serve.bats, $(REDIS_BATS))
 check test: check-layers check-scripts all tests/unit/unit
 	grep -q 'PERC_VERSION "$(VERSION)"' lib/perc.h
 	printf '#include "perc.h"\n' | \
@@ -173,6 +177,12 @@ check test: check-layers check-scripts all tests/unit/unit
 	tests/bats-shards $(CHECK_JOBS) $(CHECK_BATS) > tests/bats.tap; \
 	brc=$$?; \
 	cat tests/bats.tap; \
+	PERC_TEST_SERVE=0 tests/bats-shards $(CHECK_JOBS) $(DIRECT_BATS) \
+	    > tests/bats-direct.raw; drc=$$?; \
+	sed -e 's/^ok [0-9]* /&[direct] /' \
+	    -e 's/^not ok [0-9]* /&[direct] /' tests/bats-direct.raw \
+	    > tests/bats-direct.tap; \
+	cat tests/bats-direct.tap; \
 	if [ -n "$$url" ]; then \
 	    PERC_TEST_STORE=redis PERC_TEST_REDIS_URL=$$url \
 	      tests/bats-shards $(CHECK_JOBS) $(REDIS_BATS) \
@@ -188,11 +198,12 @@ check test: check-layers check-scripts all tests/unit/unit
 	tests/cluster stop "$$cdir/c" > /dev/null 2>&1; rm -rf "$$cdir"; \
 	tests/bats-shards 1 $(FAULT_BATS) > tests/bats-faults.tap; frc=$$?; \
 	cat tests/bats-faults.tap; \
-	cat tests/unit.tap tests/bats.tap tests/bats-redis.tap \
-	    tests/bats-faults.tap | awk \
+	cat tests/unit.tap tests/bats.tap tests/bats-direct.tap \
+	    tests/bats-redis.tap tests/bats-faults.tap | awk \
 	    '/^ok .*# skip/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ } \
 	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'; \
-	[ $$urc -eq 0 ] && [ $$brc -eq 0 ] && [ $$rrc -eq 0 ] && [ $$frc -eq 0 ]
+	[ $$urc -eq 0 ] && [ $$brc -eq 0 ] && [ $$drc -eq 0 ] && \
+	    [ $$rrc -eq 0 ] && [ $$frc -eq 0 ]
 
 # The layers (README, Layout): a store includes nothing of the core above
 # the seam, the core no store's header, and no files call each other in
@@ -241,7 +252,7 @@ check-asan:
 	UBSAN_OPTIONS="log_path=$$PWD/build-asan/san/ubsan:print_stacktrace=1:$${UBSAN_OPTIONS:-}" \
 	$(MAKE) -C build-asan check CC=clang CXX=clang++ \
 	    CHECK_BATS='$(ASAN_LEVELDB_BATS)' REDIS_BATS='$(ASAN_REDIS_BATS)' \
-	    FAULT_BATS= \
+	    FAULT_BATS= DIRECT_BATS= \
 	    STATIC_LIBS='-lleveldb -lhiredis -lpthread' \
 	    CFLAGS='-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr,function -fno-omit-frame-pointer -fno-sanitize-recover=all'; \
 	rc=$$?; \
@@ -426,7 +437,7 @@ format:
 	clang-format -i cmd/*.c cmd/*.h lib/*.c lib/*.h tests/unit/*.c
 
 clean distclean:
-	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/bats-redis.raw tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
+	rm -f perc perc-* libperc.* perc.pc tests/*.tap tests/bats-redis.raw tests/bats-direct.raw tests/cluster.err $(LIBOBJ) $(CMDOBJ) \
 	    $(TESTOBJ) tests/unit/unit tests/bench/bench tests/bench/rbench \
 	    tests/bench/results.tsv lib/redis/scripts.c lib/redis/scripts.def
 	rm -rf build-asan build-fuzz build-valgrind demo.db

@@ -67,6 +67,5 @@ backend_env_init(struct store_env *env, const char *dir, int64_t timeout_ms)
 	env->power_cuts = power_cut_asked();
 	env->nosync = nosync != NULL && strcmp(nosync, "1") == 0;
 	env->owner_alive = journal_owner_alive;
-	/* Not yet the default: see perc-serve(1), CAVEATS. */
-	env->serve = serve != NULL && strcmp(serve, "0") != 0;
+	env->serve = serve == NULL || strcmp(serve, "0") != 0;
 }

@@ -543,7 +543,7 @@ struct store_env {
 	int         nosync;     /* PERC_UNSAFE_NOSYNC=1, for benchmarks
 	                           only: the commit point need not be
 	                           synced (the LevelDB store's choice) */
-	int         serve;      /* PERC_SERVE=1: the LevelDB store
+	int         serve;      /* not PERC_SERVE=0: the LevelDB store
 	                           through its server (lib/server/) */
 	/* Does the owner of transaction start_ts, process pid that stamped
 	   its lock at wall_ms, still hold its token in data directory dir

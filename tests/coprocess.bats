@@ -441,7 +441,7 @@ coprocess_runners_asleep() {
 	local workers
 	workers=$(ps -o pid=,comm= --ppid "$1" | awk '$2 == "perc" { print $1 }')
 	# one runner drives them all where it holds the store itself
-	if [ "$PERC_TEST_STORE" = redis ] || [ "${PERC_SERVE:-0}" != 0 ]; then
+	if [ "$PERC_TEST_STORE" = redis ] || [ "${PERC_SERVE:-1}" != 0 ]; then
 		workers_asleep_in_poll "$1" "$(ps -o pid= --ppid "$1" | wc -l)" &&
 		    [ "$(echo "$workers" | wc -w)" -eq 2 ]
 	else

@@ -19,9 +19,10 @@ DATA_COMMANDS="abort begin commit del gc get load log notify resolve-locks scan
 # the cluster $PERC_TEST_REDIS_URL names (make check runs the suite on
 # both).
 PERC_TEST_STORE=${PERC_TEST_STORE:-leveldb}
-# PERC_TEST_SERVE=1: the suite through the LevelDB store's server
-# (PERC_SERVE=1, perc-serve(1)), which is not yet the default.
-[ -z "${PERC_TEST_SERVE:-}" ] || export PERC_SERVE=1
+# PERC_TEST_SERVE=0: the suite with every process opening the LevelDB
+# store itself (PERC_SERVE=0), not through its server (make check runs
+# it both ways).
+[ "${PERC_TEST_SERVE:-}" != 0 ] || export PERC_SERVE=0
 
 # poll N CMD...: run CMD every 0.1 s until it succeeds, at most N times.
 poll() {
@@ -139,7 +140,8 @@ assert_exit_6_outside() {
 	assert_non_data_dirs_untouched
 }
 
-# Background jobs started by a test, killed by teardown.
+# Background jobs started by a test, killed by teardown, which stops
+# the store servers its commands started too.
 BG_PIDS=()
 
 teardown() {
@@ -164,6 +166,26 @@ kill_bg() {
 		wait "$p" 2>/dev/null || true
 	done
 	BG_PIDS=()
+	stop_servers
+}
+
+# Stop the store server of each data directory under the test's
+# directory, wherever the test moved it: nothing outlives a test.  One
+# that the test stopped goes on first (see kill_bg), and one that does
+# not end within PERC_LOCK_TIMEOUT is killed.
+stop_servers() {
+	local lock dir pid st
+	while IFS= read -r -d '' lock; do
+		dir=${lock%/serve.lock}
+		pid=$(perc -d "$dir" serve --status 2>/dev/null) ||
+			continue
+		st=
+		read -r st < "/proc/$pid/stat" 2>/dev/null || true
+		st=${st##*) }
+		[ "${st%% *}" != T ] || kill -CONT "$pid" 2>/dev/null || true
+		perc -d "$dir" serve --stop 2>/dev/null ||
+			kill -9 "$pid" 2>/dev/null || true
+	done < <(find "$BATS_TEST_TMPDIR" -name serve.lock -print0 2>/dev/null)
 }
 
 # skip_under_valgrind WHY: skip a test that needs perc at full speed

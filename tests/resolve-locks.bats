@@ -17,6 +17,7 @@ teardown() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	stop_servers
 }
 
 # The fields joined by tabs.

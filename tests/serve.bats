@@ -47,15 +47,12 @@ C
 setup() {
 	[ "$PERC_TEST_STORE" = leveldb ] ||
 		skip "the store server is the LevelDB store's"
-	unset PERC_SERVE_IDLE
-	export PERC_SERVE=1
+	unset PERC_SERVE PERC_SERVE_IDLE
 	perc_fresh_dir
 }
 
 teardown() {
-	[ -n "${PERC_DIR:-}" ] && [ -d "$PERC_DIR" ] &&
-		perc serve --stop 2> /dev/null
-	return 0
+	stop_servers
 }
 
 # The processes that serve $PERC_DIR: the ones holding its lock.
@@ -70,7 +67,13 @@ servers() {
 }
 
 one_server() { [ "$(servers)" -eq 1 ]; }
-gone() { ! kill -0 "$1" 2> /dev/null; }
+# Has process $1 exited?  A server's parent is init, which may take its
+# time to reap it: a zombie has exited.
+gone() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2> /dev/null) || return 0
+	[ "$(cut -d ' ' -f 1 <<< "${stat##*) }")" = Z ]
+}
 no_server() { ! perc serve --status > /dev/null 2>&1; }
 
 @test "a command starts the server, which keeps none of its descriptors, and the next command uses it" {

@@ -14,6 +14,7 @@ setup() {
 
 teardown() {
 	undo_read_only
+	stop_servers
 }
 
 @test "a numeric PERC_ variable that is not a number exits 2 naming it, before any work" {

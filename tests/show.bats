@@ -18,6 +18,7 @@ teardown() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	stop_servers
 }
 
 # put ROW COL VALUE: commit VALUE in a transaction of its own; START and

@@ -34,7 +34,7 @@ store_line() {
 	# a LevelDB directory's: the server that served the status, which
 	# is still there (PERC_SERVE_IDLE)
 	[ "$PERC_TEST_STORE" = redis ] ||
-		server="server	$(perc serve --status 2> /dev/null || echo none)
+		server="server	$(perc serve --status)
 "
 	assert_output "$(store_line)
 open_transactions	0

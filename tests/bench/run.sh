@@ -667,7 +667,7 @@ serve_syncs() {         # WORKERS COUNT: fdatasync calls per commit
 
 serve_part() {
 	local d old=${BENCH_OLD:-} pid t i first=() cmd
-	export PERC_SERVE=1     # not yet the default (perc-serve(1))
+	export PERC_SERVE=1     # whatever the caller set
 	declare -A serve_rate
 	echo "== many processes at once: the store server against" \
 	    "PERC_SERVE=0 and sqlite3 (rows of their own)"
