@@ -33,7 +33,8 @@ LIBOBJ = lib/autocommit.o lib/backend.o lib/batch.o lib/buf.o \
 	lib/coprocess.o lib/config.o lib/db.o lib/disk.o lib/error.o \
 	lib/escape.o lib/failpoint.o lib/gc.o lib/init.o lib/inspect.o \
 	lib/journal.o lib/load.o lib/lock.o lib/log.o lib/notify.o \
-	lib/observe.o lib/owner.o lib/request.o lib/runners.o lib/scan.o lib/serve.o \
+	lib/observe.o lib/owner.o lib/request.o lib/runners.o lib/scan.o \
+	lib/seen.o lib/serve.o \
 	lib/status.o lib/store.o lib/store_server.o lib/txn.o lib/wait.o lib/wake.o lib/weak.o \
 	lib/weak_run.o lib/writeset.o \
 	$(LEVELDB_OBJ) $(REDIS_OBJ) $(SERVER_OBJ)

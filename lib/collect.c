@@ -16,7 +16,7 @@
  *     began before its owner could see the fence, and lowers the safe
  *     point to its start; where other data directories share the store
  *     (Redis), the oldest start they may have open lowers it too (see
- *     gc_open_publish);
+ *     db_open_publish);
  *  4. locks below the safe point are resolved (a live owner's lock
  *     stays, and the cell with it), and so are the pending weak
  *     notifications of transactions that began below it, whose
@@ -99,7 +99,7 @@ safe_point(perc_ts *bound, perc_db *db, int64_t retain_ms, int dry_run)
 	if (*bound == 0 || !store_shared(db->store) ||
 	    db->store->read_only)
 		return 0;
-	if ((rc = gc_open_publish(db, fence, &others)) < 0)
+	if ((rc = db_open_publish(db, fence, &others)) < 0)
 		return rc;
 	/* Another directory's start below the floor may hide younger ones
 	   of it: it holds gc back to the floor. */

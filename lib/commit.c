@@ -24,7 +24,6 @@
 #include "clock.h"
 #include "error.h"
 #include "failpoint.h"
-#include "gc.h"
 #include "lock.h"
 #include "store.h"
 #include "txn.h"
@@ -665,7 +664,7 @@ perc_txn_commit(perc_ts *out, perc_txn *txn)
 	rc = commit_locked(out, txn);
 	db_release(txn->db);
 	if (rc == 0)
-		gc_count_commit(txn->db);
+		db_count_commit(txn->db);
 	/* Whatever the outcome: a notify cell of a commit that failed
 	   late stays, and an observer finds it. */
 	if (changes_notifications(txn))

@@ -1,10 +1,13 @@
 /*
  * lib/db.c - an open data directory: its store taken and let go, the
- * columns its config observes, and the timestamps it hands out.  Made
- * by init.c; its config is config.c's, its store backend.c's choice.
+ * columns its config observes, the timestamps it hands out, and its
+ * part in gc (its commits counted, its open starts published).  Made
+ * by init.c; its config is config.c's, its store backend.c's choice,
+ * gc's files gc.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +21,8 @@
 #include "error.h"
 #include "gc.h"
 #include "owner.h"
+
+static void count_flush(perc_db *db);
 
 int
 perc_db_open(perc_db **out, const char *path)
@@ -65,8 +70,8 @@ perc_db_close(perc_db *db)
 	if (db == NULL)
 		return;
 	if (db->store != NULL) {
-		gc_count_flush(db);
-		gc_open_note(db, 1);
+		count_flush(db);
+		db_open_note(db, 1);
 		db->store->ops->dispose(db->store);
 	}
 	owner_close(&db->owner);
@@ -245,7 +250,7 @@ db_begin_ts(perc_ts *out, perc_db *db)
 	/*
 	 * The store notes the start as open in the step that hands it out,
 	 * but after a failover of the oracle's master it knows of no older
-	 * one this directory has open: publish them all (gc_open_note).
+	 * one this directory has open: publish them all (db_open_note).
 	 */
 	if ((rc = store_ts_begin(s, out, clock_deadline(db->timeout_ms)))
 	    == 0) {
@@ -318,4 +323,99 @@ db_progress(perc_db *db, const char *counted, uint64_t n)
 {
 	if (db->progress != NULL)
 		db->progress(counted, n, db->progress_arg);
+}
+
+/* Write the commits counted and not yet written (db_count_commit). */
+#define COUNT_EVERY_MS  1000
+
+static void
+count_flush(perc_db *db)
+{
+	size_t n = db->gc_uncounted;
+
+	db->gc_uncounted = 0;
+	db->gc_counted_ms = clock_mono_ms();
+	if (n > 0 && !db->store->read_only && gc_count_add(db->dir, n))
+		db->gc_due = 1;
+}
+
+void
+db_count_commit(perc_db *db)
+{
+	db->gc_uncounted++;
+	if (db->gc_uncounted >= GC_COUNT_BATCH ||
+	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
+		count_flush(db);
+}
+
+int
+perc_gc_due(perc_db *db)
+{
+	int due;
+
+	/* A long-lived caller gone idle (an observer's runner, a shell)
+	   counts its last commits now, not when it next commits. */
+	if (db->gc_uncounted > 0 &&
+	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
+		count_flush(db);
+	due = db->gc_due;
+	db->gc_due = 0;
+	return due;
+}
+
+int
+db_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
+{
+	perc_ts oldest;
+	int rc;
+
+	if ((rc = gc_open_oldest(&oldest, db->dir, at)) < 0 ||
+	    (rc = store_open_publish(db->store, at, oldest, oldest_all,
+	    clock_deadline(db->timeout_ms))) < 0)
+		return rc;
+	db->open_unpublished = 0;
+	db->open_published_ms = clock_mono_ms();
+	return 0;
+}
+
+/* The newest timestamp this process was handed is what db_open_note
+   publishes when it holds no start. */
+int
+perc_ts_next(perc_ts *out, perc_db *db, size_t n)
+{
+	int rc;
+
+	if ((rc = db->store->ops->ts_next(db->store, out, n,
+	    clock_deadline(db->timeout_ms))) == 0 && *out + n - 1 >
+	    db->ts_high)
+		db->ts_high = *out + n - 1;
+	return rc;
+}
+
+/*
+ * After a transaction: at most once a second, and when the directory
+ * is closed, say that this process's transactions are over, lest the
+ * oldest of them hold back every directory's gc.  Best effort: a
+ * failure leaves an older start published, which only holds gc back
+ * further, and the caller's message stands.
+ */
+#define OPEN_PUBLISH_EVERY_MS 1000
+
+void
+db_open_note(perc_db *db, int closing)
+{
+	char saved[512];
+	perc_ts all;
+
+	if (!db->open_unpublished || (!closing &&
+	    clock_mono_ms() - db->open_published_ms < OPEN_PUBLISH_EVERY_MS))
+		return;
+	snprintf(saved, sizeof(saved), "%s", perc_errmsg());
+	/* A process that only finished a transaction has no timestamp:
+	   one from the oracle, the newest it was handed. */
+	if (db->ts_high == 0)
+		(void)perc_ts_next(&all, db, 1);
+	if (db->ts_high == 0 || db_open_publish(db, db->ts_high, &all) < 0)
+		db->open_unpublished = 0;       /* try no more */
+	error_set(0, "%s", saved);
 }

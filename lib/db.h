@@ -52,6 +52,22 @@ int db_begin_ts(perc_ts *out, perc_db *db);
 void db_release(perc_db *db);
 /* PERC_EUSAGE unless a snapshot at at can no longer change. */
 int db_check_at(perc_db *db, perc_ts at);
+/*
+ * A commit counted towards the next automatic gc (gc.h's gc_count_add),
+ * which perc_gc_due then says is due.  A process that commits often
+ * counts in batches, at most once a second or every GC_COUNT_BATCH
+ * commits, and when it closes the directory, so a long-lived one does
+ * not pay an open and a write per commit.
+ */
+void db_count_commit(perc_db *db);
+/*
+ * Where other data directories share the store: publish what this one
+ * has open (gc_open_oldest, at at, and store.h's open_publish; the
+ * oldest start of all of them in *oldest_all), and db_open_note's
+ * upkeep of it after a transaction and as the directory closes.
+ */
+int  db_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all);
+void db_open_note(perc_db *db, int closing);
 /* Tell perc_db_progress's listener how many of counted so far. */
 void db_progress(perc_db *db, const char *counted, uint64_t n);
 #endif

@@ -2,8 +2,10 @@
  * lib/gc.c - gc's horizon in the data directory: the fence that begin
  * respects (DIR/gc.fence), the count of commits towards the next
  * automatic gc (DIR/gc.count), the holds that keep history for perc
- * log (DIR/holds), and what this directory has open, published to a
- * store that other directories share.  The pass itself is collect.c's.
+ * log (DIR/holds), and what this directory has open, for a store that
+ * other directories share.  The pass itself is collect.c's; the open
+ * directory's part in them (its commits counted, its starts published)
+ * is db.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,15 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "clock.h"
-#include "codec.h"
-#include "db.h"
 #include "disk.h"
 #include "error.h"
 #include "gc.h"
 #include "journal.h"
-#include "store.h"
 #include "timestamp.h"
 
 static void
@@ -235,72 +233,25 @@ gc_hold_oldest(perc_ts *ts, int64_t *left_ms, const char *dir)
 }
 
 /*
- * Tell the store what this directory has open, for the gc of other
- * directories: the fence raised to at first, then the journals, so
- * that a transaction that started below at and that the journals miss
- * takes a new start above it (txn_begin).
+ * What this directory has open, for the gc of other directories: the
+ * fence raised to at first, then the oldest of the journals and the
+ * holds, so that a transaction that started below at and that the
+ * journals miss takes a new start above it (txn_begin).
  */
 int
-gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all)
+gc_open_oldest(perc_ts *oldest, const char *dir, perc_ts at)
 {
-	perc_ts oldest, held;
+	perc_ts held;
 	int64_t left;
 	int rc;
 
-	if ((rc = gc_fence_raise(db->dir, at)) < 0 ||
-	    (rc = journal_oldest(&oldest, db->dir, gc_open_floor())) < 0 ||
-	    (rc = gc_hold_oldest(&held, &left, db->dir)) < 0)
+	if ((rc = gc_fence_raise(dir, at)) < 0 ||
+	    (rc = journal_oldest(oldest, dir, gc_open_floor())) < 0 ||
+	    (rc = gc_hold_oldest(&held, &left, dir)) < 0)
 		return rc;
-	if (held < oldest)
-		oldest = held;  /* other directories' gc keeps it too */
-	if ((rc = store_open_publish(db->store, at, oldest, oldest_all,
-	    clock_deadline(db->timeout_ms))) < 0)
-		return rc;
-	db->open_unpublished = 0;
-	db->open_published_ms = clock_mono_ms();
+	if (held < *oldest)
+		*oldest = held;  /* other directories' gc keeps it too */
 	return 0;
-}
-
-/* Here, not in db.c: the newest timestamp this process was handed is
-   what gc_open_note publishes when it holds no start. */
-int
-perc_ts_next(perc_ts *out, perc_db *db, size_t n)
-{
-	int rc;
-
-	if ((rc = db->store->ops->ts_next(db->store, out, n,
-	    clock_deadline(db->timeout_ms))) == 0 && *out + n - 1 >
-	    db->ts_high)
-		db->ts_high = *out + n - 1;
-	return rc;
-}
-
-/*
- * After a transaction: at most once a second, and when the directory
- * is closed, say that this process's transactions are over, lest the
- * oldest of them hold back every directory's gc.  Best effort: a
- * failure leaves an older start published, which only holds gc back
- * further, and the caller's message stands.
- */
-#define OPEN_PUBLISH_EVERY_MS 1000
-
-void
-gc_open_note(perc_db *db, int closing)
-{
-	char saved[512];
-	perc_ts all;
-
-	if (!db->open_unpublished || (!closing &&
-	    clock_mono_ms() - db->open_published_ms < OPEN_PUBLISH_EVERY_MS))
-		return;
-	snprintf(saved, sizeof(saved), "%s", perc_errmsg());
-	/* A process that only finished a transaction has no timestamp:
-	   one from the oracle, the newest it was handed. */
-	if (db->ts_high == 0)
-		(void)perc_ts_next(&all, db, 1);
-	if (db->ts_high == 0 || gc_open_publish(db, db->ts_high, &all) < 0)
-		db->open_unpublished = 0;       /* try no more */
-	error_set(0, "%s", saved);
 }
 
 #define GC_AUTO_COMMITS 10000
@@ -315,47 +266,30 @@ count_path(char *out, size_t size, const char *dir)
  * O_APPEND makes the count exact across processes without a lock.  The
  * process that sees it reach the threshold empties it, so one process,
  * give or take a race, starts the gc.  Unsynced, and failures ignored:
- * a lost count only puts the next gc off.  A process that commits
- * often counts in batches, at most once a second or every
- * COUNT_BATCH commits (and when it closes the data directory), so a
- * long-lived one does not pay an open and a write per commit.
+ * a lost count only puts the next gc off.
  */
-#define COUNT_BATCH     64
-#define COUNT_EVERY_MS  1000
-
-void
-gc_count_commit(perc_db *db)
+int
+gc_count_add(const char *dir, size_t n)
 {
-	db->gc_uncounted++;
-	if (db->gc_uncounted >= COUNT_BATCH ||
-	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
-		gc_count_flush(db);
-}
-
-void
-gc_count_flush(perc_db *db)
-{
-	char path[4096], marks[COUNT_BATCH];
-	size_t n = db->gc_uncounted;
+	char path[4096], marks[GC_COUNT_BATCH];
 	struct stat st;
 	int64_t every;
-	int fd;
+	int fd, due = 0;
 
-	db->gc_uncounted = 0;
-	db->gc_counted_ms = clock_mono_ms();
 	every = clock_env_ms("PERC_GC_AUTO", GC_AUTO_COMMITS * 1000) / 1000;
-	if (n == 0 || every <= 0 || db->store->read_only)
-		return;
-	count_path(path, sizeof(path), db->dir);
+	if (n == 0 || every <= 0)
+		return 0;
+	count_path(path, sizeof(path), dir);
 	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
 	    0644)) < 0)
-		return;
+		return 0;
 	memset(marks, 'c', sizeof(marks));
 	if (write(fd, marks, n < sizeof(marks) ? n : sizeof(marks)) > 0 &&
 	    fstat(fd, &st) == 0 && st.st_size >= every &&
 	    ftruncate(fd, 0) == 0)
-		db->gc_due = 1;
+		due = 1;
 	close(fd);
+	return due;
 }
 
 /* The commits counted so far are this gc's to collect. */
@@ -366,20 +300,4 @@ gc_count_reset(const char *dir)
 
 	count_path(path, sizeof(path), dir);
 	(void)truncate(path, 0);
-}
-
-int
-perc_gc_due(perc_db *db)
-{
-	int due;
-
-	/* A long-lived caller gone idle (an observer's runner, a shell)
-	   counts its last commits now, not when it next commits. */
-	if (db->gc_uncounted > 0 &&
-	    clock_mono_ms() - db->gc_counted_ms >= COUNT_EVERY_MS)
-		gc_count_flush(db);
-	due = db->gc_due;
-
-	db->gc_due = 0;
-	return due;
 }

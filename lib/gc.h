@@ -2,6 +2,8 @@
 #ifndef GC_H
 #define GC_H
 
+#include <stddef.h>
+
 #include "perc.h"
 
 /*
@@ -19,23 +21,22 @@ int gc_fence_raise(const char *dir, perc_ts ts);
 perc_ts gc_open_floor(void);
 
 /*
- * Count a commit towards the next automatic gc (DIR/gc.count, a byte a
- * commit); sets db->gc_due when PERC_GC_AUTO commits (default 10,000;
- * 0: never) have gone by since the last gc.  gc_count_flush writes the
- * commits a busy process has not counted yet.
+ * Count n commits, at most GC_COUNT_BATCH, towards the next automatic
+ * gc (DIR/gc.count, a byte a commit): 1 when PERC_GC_AUTO commits
+ * (default 10,000; 0: never) have gone by since the last gc, which is
+ * then due.
  */
-void gc_count_commit(perc_db *db);
+#define GC_COUNT_BATCH 64
+int  gc_count_add(const char *dir, size_t n);
 /* A gc begins: the commits counted so far are its to collect. */
 void gc_count_reset(const char *dir);
 
 /*
- * Where other data directories share the store: publish what this one
- * has open (see store.h's open_publish), and gc_open_note's upkeep of
- * it after a transaction and as the directory closes.
+ * Where other data directories share the store, what this one has open
+ * (see store.h's open_publish): the fence raised to at, then *oldest,
+ * the oldest start of its journals and holds.
  */
-int  gc_open_publish(perc_db *db, perc_ts at, perc_ts *oldest_all);
-void gc_open_note(perc_db *db, int closing);
-void gc_count_flush(perc_db *db);
+int  gc_open_oldest(perc_ts *oldest, const char *dir, perc_ts at);
 
 /*
  * Holds on gc (perc log): DIR/holds/NAME says that gc keeps history

@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "buf.h"
-#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
 #include "notify.h"
+#include "seen.h"
 #include "store.h"
 #include "txn.h"
 
@@ -91,7 +91,7 @@ notify_pending(perc_db *db, perc_bytes row, perc_bytes col)
 
 /*
  * Is (row, col) dirty for snapshot snap: does snap see the write behind
- * one of its notifications (cell_write_seen)?  One it does not see, a
+ * one of its notifications (write_seen)?  One it does not see, a
  * run at snap would neither read nor clear, and the write would run
  * again later: two runs for one write.  0, PERC_ENOTFOUND, or a
  * failure.  When the cell has more than SEEN_MAX notifications, the
@@ -110,7 +110,7 @@ notify_seen(perc_db *db, perc_bytes row, perc_bytes col, perc_ts snap)
 		return rc;
 	rc = s->ops->notify_pending(s, row, col, ts, SEEN_MAX, &n);
 	for (i = 0; rc == 0 && i < n && !seen; i++)
-		rc = cell_write_seen(&seen, s, row, col, ts[i], snap);
+		rc = write_seen(&seen, s, row, col, ts[i], snap);
 	db_release(db);
 	if (rc == 0 && !seen && n < SEEN_MAX)
 		rc = PERC_ENOTFOUND;

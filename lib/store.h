@@ -305,7 +305,7 @@ struct store_ops {
 	 * means it was rolled back (PERC_ECONFLICT).  STORE_SYNC makes it
 	 * durable before it returns (the commit point); STORE_CLEAR_NOTIFY
 	 * clears, in the same step, the notifications whose writes the
-	 * observer's snapshot saw (cell_write_seen); PERC_EPUSHED when a
+	 * observer's snapshot saw (write_seen); PERC_EPUSHED when a
 	 * reader raised the primary's lock above commit_ts (push).
 	 */
 	int  (*commit)(struct store *s, perc_bytes row, perc_bytes col,

@@ -129,7 +129,7 @@ perc_txn_free(perc_txn *txn)
 		txn->db->open_unpublished = 1;
 	writeset_dispose(&txn->writes);
 	journal_close(&txn->journal);
-	gc_open_note(txn->db, 0);
+	db_open_note(txn->db, 0);
 	free(txn);
 }
 

@@ -24,7 +24,6 @@
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
-#include "gc.h"
 #include "store.h"
 #include "weak.h"
 
@@ -107,7 +106,7 @@ perc_weak_notify(perc_ts *out, perc_db *db, perc_bytes row, perc_bytes col)
 	rc = s->ops->weak_settle(s, row, col, 0, *out, STORE_SYNC);
 	db_release(db);
 	if (rc == 0)
-		gc_count_commit(db);
+		db_count_commit(db);
 	else
 		*out = 0;
 	return rc;

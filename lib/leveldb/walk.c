@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "buf.h"
-#include "cell.h"
 #include "clock.h"
 #include "codec.h"
 #include "error.h"
 #include "leveldb.h"
+#include "seen.h"
 
 /* Does the cell belong to the scan? */
 static int
@@ -587,7 +587,7 @@ ldb_notify_clear(struct kv_batch *batch, struct ldb_store *s,
 		if (k[prefix.len] != KIND_NOTIFY)
 			continue;
 		ts = ~codec_get_u64((const unsigned char *)k + prefix.len + 1);
-		if ((rc = cell_write_seen(&seen, &s->base, row, col, ts,
+		if ((rc = write_seen(&seen, &s->base, row, col, ts,
 		    start_ts)) < 0)
 			break;
 		if (seen)

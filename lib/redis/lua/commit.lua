@@ -28,7 +28,7 @@ if KEYS[5] then
 end
 
 -- Did the write behind a notification at ts8 land in snapshot start8
--- (cell_write_seen)?  Only notifications below start8 are looked at;
+-- (write_seen)?  Only notifications below start8 are looked at;
 -- newer ones are a later run's business.  One with no record at or
 -- below the bucket's safe point is settled: gc removed its record.
 local function seen(ts8)
