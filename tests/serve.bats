@@ -146,6 +146,28 @@ no_server() { ! perc serve --status > /dev/null 2>&1; }
 	poll 20 gone "$pid" || fail "still serving a removed directory"
 }
 
+@test "a server of another perc build is never used: the command has it stop, and starts its own" {
+	# another build: this perc with its build's name changed
+	other=$BATS_TEST_TMPDIR/other/perc
+	mkdir "${other%/perc}"
+	perl -0777 -pe 's/ built (\w{3} [ \d]\d \d{4})/ BUILT $1/' \
+	    "$PERC_BUILD/perc" > "$other"
+	chmod +x "$other"
+	! cmp -s "$other" "$PERC_BUILD/perc" || fail "no build name to change"
+	"$other" set a c 1
+	old=$("$other" serve --status)
+	run -0 perc get a c
+	assert_output 1
+	poll 20 gone "$old" || fail "the server of another build goes on"
+	new=$(perc serve --status)
+	[ "$new" != "$old" ]
+	# and the other way round
+	"$other" set b c 2
+	[ "$("$other" serve --status)" != "$new" ]
+	run -0 perc get b c
+	assert_output 2
+}
+
 @test "a stopped server makes a command wait at most PERC_LOCK_TIMEOUT, then exit 4" {
 	perc set a c 1
 	pid=$(perc serve --status)
