@@ -98,26 +98,36 @@ observe(perc_txn *txn, perc_bytes row, perc_bytes col, void *arg)
 }
 
 /* One line on stderr for a run; failure says how a failed one ended. */
+/*
+ * One line a run, written whole by one fprintf: a runner's workers are
+ * processes that share its standard error, and lines written in pieces
+ * would interleave.
+ */
 static void
 report(const perc_observer_run *run, const char *failure)
 {
 	perc_buf row = PERC_BUF_INIT, col = PERC_BUF_INIT;
+	char what[512];
 
 	if (perc_escape(&row, run->row) < 0 ||
 	    perc_escape(&col, run->column) < 0)
 		goto done;
-	fprintf(stderr, "perc: observer on '%s' '%s' ", row.data, col.data);
 	if (run->status != 0)
-		fprintf(stderr, "%s; failure %" PRIu32 ", the cell stays dirty "
-		    "and is retried later\n", failure, run->failures);
+		snprintf(what, sizeof(what), "%s; failure %" PRIu32 ", the "
+		    "cell stays dirty and is retried later", failure,
+		    run->failures);
 	else if (run->commit_ts != 0)
-		fprintf(stderr, "committed at %" PRIu64 "\n", run->commit_ts);
+		snprintf(what, sizeof(what), "committed at %" PRIu64,
+		    run->commit_ts);
 	else if (strcmp(run->outcome, "conflicted") == 0)
-		fprintf(stderr, "lost a conflict; the cell stays dirty and "
-		    "runs again\n");
+		snprintf(what, sizeof(what), "lost a conflict; the cell stays "
+		    "dirty and runs again");
 	else
-		fprintf(stderr, "%s\n", strcmp(run->outcome, "taken") == 0 ?
-		    "was taken by another runner" : "had nothing to commit");
+		snprintf(what, sizeof(what), "%s", strcmp(run->outcome,
+		    "taken") == 0 ? "was taken by another runner" :
+		    "had nothing to commit");
+	fprintf(stderr, "perc: observer on '%s' '%s' %s\n", row.data, col.data,
+	    what);
 done:
 	perc_buf_dispose(&row);
 	perc_buf_dispose(&col);

@@ -69,8 +69,9 @@ cmd_serve(int argc, char **argv, struct perc_ctx *ctx)
 			return cmd_fail(rc);
 		if (rc == 0) {
 			fprintf(stderr, "perc: no store server runs for '%s'; "
-			    "'perc serve' runs one, and so does a command "
-			    "with PERC_SERVE=1\n", ctx->dir);
+			    "'perc serve' runs one, and so does any command "
+			    "that needs the store (unless PERC_SERVE=0)\n",
+			    ctx->dir);
 			return 1;
 		}
 		printf("%ld\n", pid);

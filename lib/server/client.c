@@ -355,12 +355,14 @@ connect_server(struct srv_store *sv)
 		}
 		if (rc < 0)
 			return rc;
+		/* One started says it serves: straight to it. */
 		if (clock_mono_ms() - spawned >= 500) {
 			if ((rc = server_spawn(sv->dir, &sv->env,
 			    (int)clock_env_ms("PERC_SERVE_IDLE", 10000) /
 			    1000, sv->deadline)) < 0)
 				return rc;
 			spawned = clock_mono_ms();
+			continue;
 		}
 		if (clock_backoff(&delay, 20000, sv->deadline) < 0)
 			return error_set(PERC_ETIMEOUT, "no store server of "
