@@ -369,18 +369,30 @@ holds_store() {
 	done
 	# A reader that takes the store in one of the load's pauses, and is
 	# stopped there for 4 of the load's TTLs; the load waits meanwhile,
-	# and its primary's wall time ages past the TTL.
-	PERC_LOCK_TIMEOUT=30 perc get row0000001 col > /dev/null \
-	    2> "$BATS_TEST_TMPDIR/rerr" 3>&- &
-	reader=$!
-	BG_PIDS+=("$reader")
-	for i in $(seq 3000); do
-		holds_store "$reader" && break
-		kill -0 "$reader" 2> /dev/null || break
-		sleep 0.01
+	# and its primary's wall time ages past the TTL.  Stopped first,
+	# then seen to hold the store: a reader seen holding it first may
+	# have let go, even ended, by the time it is stopped.
+	# A reader holds it for a moment only: one reader after another,
+	# while the load lasts, until one is caught holding it.
+	stopped=0
+	while [ "$stopped" -eq 0 ] && kill -0 "$pid" 2> /dev/null; do
+		PERC_LOCK_TIMEOUT=30 perc get row0000001 col > /dev/null \
+		    2> "$BATS_TEST_TMPDIR/rerr" 3>&- &
+		reader=$!
+		BG_PIDS+=("$reader")
+		for i in $(seq 3000); do
+			if holds_store "$reader" &&
+			    kill -STOP "$reader" 2> /dev/null; then
+				holds_store "$reader" && { stopped=1; break; }
+				# (one that has ended, not yet reaped, takes
+				# the STOP)
+				kill -CONT "$reader" 2> /dev/null || break
+			fi
+			kill -0 "$reader" 2> /dev/null || break
+			sleep 0.01
+		done
 	done
-	holds_store "$reader" || skip "the reader never met the load (it took the store before or after it)"
-	kill -STOP "$reader"
+	[ "$stopped" -eq 1 ] || skip "the reader never met the load (it took the store before or after it)"
 	sleep 2         # the fault: the store held, by a stopped process
 	kill -CONT "$reader"
 	rc=0
