@@ -150,16 +150,13 @@ teardown() {
 }
 
 kill_bg() {
-	local p st
+	local p
 	for p in "${BG_PIDS[@]}"; do
 		# One a test stopped goes on first.  Only that one: a SIGCONT
 		# that reaches a process ending on the TERM can cancel the stop
 		# that LeakSanitizer's exit-time check waits for, and hang
 		# check-asan for good.
-		st=
-		read -r st < "/proc/$p/stat" 2>/dev/null || true
-		st=${st##*) }
-		[ "${st%% *}" != T ] || kill -CONT "$p" 2>/dev/null || true
+		continue_if_stopped "$p"
 		kill "$p" 2>/dev/null || true
 	done
 	for p in "${BG_PIDS[@]}"; do
@@ -169,20 +166,25 @@ kill_bg() {
 	stop_servers
 }
 
+# Send SIGCONT to process $1 if it is stopped, and only then (see kill_bg).
+continue_if_stopped() {
+	local st=
+	{ read -r st < "/proc/$1/stat"; } 2>/dev/null || true
+	st=${st##*) }
+	[ "${st%% *}" != T ] || kill -CONT "$1" 2>/dev/null || true
+}
+
 # Stop the store server of each data directory under the test's
 # directory, wherever the test moved it: nothing outlives a test.  One
 # that the test stopped goes on first (see kill_bg), and one that does
 # not end within PERC_LOCK_TIMEOUT is killed.
 stop_servers() {
-	local lock dir pid st
+	local lock dir pid
 	while IFS= read -r -d '' lock; do
 		dir=${lock%/serve.lock}
 		pid=$(perc -d "$dir" serve --status 2>/dev/null) ||
 			continue
-		st=
-		read -r st < "/proc/$pid/stat" 2>/dev/null || true
-		st=${st##*) }
-		[ "${st%% *}" != T ] || kill -CONT "$pid" 2>/dev/null || true
+		continue_if_stopped "$pid"
 		perc -d "$dir" serve --stop 2>/dev/null ||
 			kill -9 "$pid" 2>/dev/null || true
 	done < <(find "$BATS_TEST_TMPDIR" -name serve.lock -print0 2>/dev/null)
