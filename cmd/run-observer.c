@@ -146,7 +146,7 @@ report_command(const perc_observer_run *run, void *arg)
 static void
 report_coprocess(const perc_observer_run *run, void *arg)
 {
-	report(run, coprocess_failure(arg, run));
+	report(run, coprocess_failure(arg));
 }
 
 /*
@@ -189,8 +189,6 @@ run_loop(struct perc_ctx *ctx, perc_bytes column, perc_observer *obs)
 		return cmd_fail(rc);
 	for (;;) {
 		rc = perc_observer_pass(&ran, ctx->db, column, obs);
-		/* A coprocess's runs keep the store open; idle, let it go. */
-		perc_db_release(ctx->db);
 		if (rc < 0)
 			return cmd_fail(rc);
 		if (obs->once)
@@ -268,7 +266,6 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 	char dir[PATH_MAX];
 	perc_bytes column;
 	long workers = 1;
-	size_t per_runner;
 	char *end;
 	int ch, rc, quiet = 0;
 
@@ -315,11 +312,8 @@ cmd_run_observer(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_fail(rc);
 	r.dir = realpath(ctx->dir, dir) ? dir : ctx->dir;
 	if (cop != NULL) {
-		/* Runners that would pass the store around are one. */
-		per_runner = coprocess_per_runner(ctx->db, (size_t)workers);
-		workers /= (long)per_runner;
 		if ((rc = coprocess_init(cop, &obs, ctx->db, r.command,
-		    r.dir, per_runner)) < 0)
+		    r.dir)) < 0)
 			return cmd_fail(rc);
 		obs.report = report_coprocess;
 		/* A COMMAND gone is a failed write, not our death. */

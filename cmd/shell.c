@@ -5,13 +5,11 @@
  *
  * A request is words separated by spaces, each in the escaped TSV form
  * (a space inside a word is \x20, \e the empty word), which
- * lib/request.c parses and lib/serve.c runs and answers.  The store
- * stays open from one request to the next while requests keep coming,
- * and is handed to any other process that waits for it in between
- * (perc_db_keep); an idle shell lets it go.
+ * lib/request.c parses and lib/serve.c runs and answers.  Each request
+ * takes the store and lets it go, as a command does, so that a shell
+ * that waits for its script keeps no other process from the store.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +34,7 @@ write_answer(const char *data, size_t len, void *arg)
 	return 0;
 }
 
-/*
- * Standard input, read with read(2) rather than stdio, so that the
- * shell knows when nothing is buffered: then it may be idle.
- */
+/* Standard input, and the part of it read but not yet used. */
 struct input {
 	char   *buf;
 	size_t  off, len, cap;  /* unread bytes: buf[off, len) */
@@ -47,17 +42,11 @@ struct input {
 
 /*
  * The next request line, without its newline, in *line (valid until
- * the next call); its length, or -1 at the end of input.  A script
- * that runs a job sends its next request within moments of reading an
- * answer; one that sends none for IDLE_MS is idle, and the store is
- * let go before the shell waits on.
+ * the next call); its length, or -1 at the end of input.
  */
-#define IDLE_MS 2
-
 static ssize_t
-next_request(char **line, struct input *in, perc_db *db)
+next_request(char **line, struct input *in)
 {
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	char *nl, *grown;
 	size_t scanned = 0, n;
 	ssize_t got;
@@ -84,8 +73,6 @@ next_request(char **line, struct input *in, perc_db *db)
 			in->buf = grown;
 			in->cap = in->cap * 2 + 65536;
 		}
-		if (scanned == 0 && poll(&pfd, 1, IDLE_MS) == 0)
-			perc_db_release(db);
 		got = read(STDIN_FILENO, in->buf + in->len,
 		    in->cap - in->len - 1);
 		if (got < 0 && errno == EINTR)
@@ -143,15 +130,12 @@ cmd_shell(int argc, char **argv, struct perc_ctx *ctx)
 		return cmd_repl(ctx);
 	}
 	serve_init(&sess, ctx->db, write_answer, NULL);
-	while ((len = next_request(&line, &in, ctx->db)) >= 0) {
-		/* Busy: the store stays open from request to request. */
-		perc_db_keep(ctx->db);
+	while ((len = next_request(&line, &in)) >= 0) {
 		serve_line(&sess, line, (size_t)len);
 		if (perc_gc_due(ctx->db))
 			cmd_gc_auto(ctx);
 	}
 	serve_dispose(&sess);   /* left open: discarded, as by a crash */
-	perc_db_release(ctx->db);
 	free(in.buf);
 	return 0;
 }

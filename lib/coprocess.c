@@ -29,27 +29,14 @@
 
 extern char **environ;
 
-struct coprocess_child {
-	struct coprocess *pool;
-	pid_t         pid;              /* 0: not running */
-	int           to, from;         /* its standard input, output */
-	perc_buf      in;               /* read from it, not yet used */
-	size_t        in_off;
-	int64_t       deadline_ms;      /* of the exchange under way */
-	int           busy;             /* a run is in flight */
-	int           failed;           /* and failed before it began */
-	int           said_done;        /* its done awaits an answer */
-	struct serve  serve;
-	char          why[320];         /* how the last run failed */
-};
 
 /* Record how the run under way failed, for coprocess_failure; -1. */
 static int
-fail(struct coprocess_child *co, const char *fmt, ...)
+fail(struct coprocess *co, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int
-fail(struct coprocess_child *co, const char *fmt, ...)
+fail(struct coprocess *co, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,7 +48,7 @@ fail(struct coprocess_child *co, const char *fmt, ...)
 
 /* COMMAND has ended: its pipes close, its open transactions go. */
 static void
-command_ended(struct coprocess_child *co)
+command_ended(struct coprocess *co)
 {
 	if (co->to >= 0)
 		close(co->to);
@@ -79,7 +66,7 @@ command_ended(struct coprocess_child *co)
  * kill it.  Its wait status.
  */
 static int
-reap(struct coprocess_child *co, int64_t deadline_ms)
+reap(struct coprocess *co, int64_t deadline_ms)
 {
 	unsigned delay_us = 1000;
 	char drop[4096];
@@ -104,7 +91,7 @@ reap(struct coprocess_child *co, int64_t deadline_ms)
 
 /* Stop COMMAND at once: its state is not to be trusted. */
 static void
-kill_command(struct coprocess_child *co)
+kill_command(struct coprocess *co)
 {
 	int status;
 
@@ -119,7 +106,7 @@ kill_command(struct coprocess_child *co)
 
 /* COMMAND closed its end of a pipe: how it ended, in co->why.  -1. */
 static int
-gone(struct coprocess_child *co)
+gone(struct coprocess *co)
 {
 	int status = reap(co, co->deadline_ms);
 
@@ -132,16 +119,16 @@ gone(struct coprocess_child *co)
 
 /* The run's deadline passed: COMMAND is killed.  -1. */
 static int
-too_late(struct coprocess_child *co)
+too_late(struct coprocess *co)
 {
 	kill_command(co);
 	return fail(co, "did not say done within %g s (PERC_LOCK_TTL), and "
-	    "was killed", co->pool->db->ttl_ms / 1000.0);
+	    "was killed", co->db->ttl_ms / 1000.0);
 }
 
 /* Poll pfd until it is ready, or the run's deadline has passed: -1. */
 static int
-wait_for(struct coprocess_child *co, struct pollfd *pfd)
+wait_for(struct coprocess *co, struct pollfd *pfd)
 {
 	int64_t left;
 
@@ -153,7 +140,7 @@ wait_for(struct coprocess_child *co, struct pollfd *pfd)
 
 /* Write len bytes to COMMAND's standard input. */
 static int
-send_all(struct coprocess_child *co, const char *data, size_t len)
+send_all(struct coprocess *co, const char *data, size_t len)
 {
 	struct pollfd pfd = { .fd = co->to, .events = POLLOUT };
 	ssize_t n;
@@ -191,7 +178,7 @@ write_answer(const char *data, size_t len, void *arg)
  * the end of its output (nothing read), or -1.
  */
 static int
-fill(struct coprocess_child *co)
+fill(struct coprocess *co)
 {
 	size_t unread = co->in.len - co->in_off;
 	ssize_t got;
@@ -231,7 +218,7 @@ fill(struct coprocess_child *co)
  * -1 when it has written none yet.
  */
 static ssize_t
-next_line(struct coprocess_child *co, char **line)
+next_line(struct coprocess *co, char **line)
 {
 	char *nl = co->in.len > co->in_off ? memchr(co->in.data + co->in_off,
 	    '\n', co->in.len - co->in_off) : NULL;
@@ -247,7 +234,7 @@ next_line(struct coprocess_child *co, char **line)
 }
 
 static int
-start(struct coprocess_child *co)
+start(struct coprocess *co)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -276,8 +263,8 @@ start(struct coprocess_child *co)
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF |
 	    POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawnp(&co->pid, co->pool->argv[0], &fa, &attr, co->pool->argv,
-	    co->pool->envp);
+	rc = posix_spawnp(&co->pid, co->argv[0], &fa, &attr, co->argv,
+	    co->envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(in[0]);
@@ -286,7 +273,7 @@ start(struct coprocess_child *co)
 		close(in[1]);
 		close(out[0]);
 		co->pid = 0;
-		return fail(co, "could not be run: '%s': %s", co->pool->argv[0],
+		return fail(co, "could not be run: '%s': %s", co->argv[0],
 		    strerror(rc));
 	}
 	co->to = in[1];
@@ -302,21 +289,21 @@ start(struct coprocess_child *co)
  * of any cell.  What it wrote meanwhile stays, for the cell to read.
  */
 static int
-ready(struct coprocess_child *co)
+ready(struct coprocess *co)
 {
 	int rc;
 
 	if (co->pid != 0 && (rc = fill(co)) != 0) {
 		if (rc < 0)
 			return -1;
-		reap(co, clock_deadline(co->pool->db->ttl_ms));
+		reap(co, clock_deadline(co->db->ttl_ms));
 	}
 	return co->pid != 0 ? 0 : start(co);
 }
 
 /* "run TXN ROW COLUMN", ROW and COLUMN written as words of a request. */
 static int
-send_run(struct coprocess_child *co, perc_txn *txn, perc_bytes row,
+send_run(struct coprocess *co, perc_txn *txn, perc_bytes row,
     perc_bytes col)
 {
 	perc_buf line = PERC_BUF_INIT;
@@ -381,7 +368,7 @@ done_status(const char *rest, size_t len)
  * written no done yet.
  */
 static int
-serve_written(struct coprocess_child *co)
+serve_written(struct coprocess *co)
 {
 	const char *w;
 	ssize_t len;
@@ -390,7 +377,6 @@ serve_written(struct coprocess_child *co)
 	int status;
 
 	while ((len = next_line(co, &line)) >= 0) {
-		perc_db_keep(co->pool->db);
 		n = first_word(&w, line, (size_t)len);
 		if (n == 4 && memcmp(w, "done", 4) == 0) {
 			status = done_status(w + 4, (size_t)len -
@@ -414,103 +400,64 @@ serve_written(struct coprocess_child *co)
 	return MORE;
 }
 
-/* perc_observer's start: COMMAND k gets the cell. */
+/* perc_observer's start: COMMAND gets the cell (its one slot). */
 static void
-start_cell(size_t k, perc_txn *txn, perc_bytes row, perc_bytes col,
+start_cell(size_t slot, perc_txn *txn, perc_bytes row, perc_bytes col,
     void *arg)
 {
-	struct coprocess *pool = arg;
-	struct coprocess_child *co = &pool->child[k];
+	struct coprocess *co = arg;
 
-	co->busy = 1;
+	(void)slot;
 	co->said_done = 0;
 	co->why[0] = '\0';
 	co->failed = ready(co) < 0;
-	co->deadline_ms = clock_deadline(pool->db->ttl_ms);
+	co->deadline_ms = clock_deadline(co->db->ttl_ms);
 	if (!co->failed && send_run(co, txn, row, col) < 0)
 		co->failed = 1;
 	if (!co->failed)
 		co->serve.run_txn = txn;
 }
 
-/* COMMAND k's run has ended, its observer saying status: k. */
+/* COMMAND's run has ended, its observer saying status: its slot. */
 static size_t
-ended(struct coprocess *pool, size_t k, int status, int *out)
+ended(struct coprocess *co, int status, int *out)
 {
-	struct coprocess_child *co = &pool->child[k];
-
-	co->busy = 0;
 	co->serve.run_txn = NULL;
 	if (status > 0)
 		snprintf(co->why, sizeof(co->why), "said done %d", status);
 	co->said_done = status >= 0;
 	*out = status;
-	return k;
+	return 0;
 }
 
 /*
- * A COMMAND that has not written its next request within IDLE_MS is
- * busy with work of its own.  The store stays this runner's meanwhile,
- * and goes at once to any process that waits for it (the COMMAND may
- * run perc itself), looked for every IDLE_MS.  Letting it go whenever
- * a COMMAND thinks for a moment would close and open LevelDB between
- * two requests of a run, losing its caches, and make each close's few
- * writes a table of their own: LevelDB merges each few of those into
- * the whole of the level below, so an observer's run would cost more
- * the larger the store, where it should cost what its change does.
- */
-#define IDLE_MS 2
-
-/*
- * perc_observer's wait: serve the requests of every COMMAND with a run
- * in flight, as they come, until one of them says done, fails, or has
- * not said done by its run's deadline: its slot.
+ * perc_observer's wait: serve COMMAND's requests as they come, until
+ * it says done, fails, or has not said done by its run's deadline.
+ * The store is taken for each request and let go after it, as by any
+ * command: a COMMAND that thinks between two requests keeps no other
+ * process from the store.
  */
 static size_t
-wait_any(int *status, void *arg)
+wait_run(int *status, void *arg)
 {
-	struct coprocess *pool = arg;
-	struct coprocess_child *co;
-	struct pollfd pfd[COPROCESS_MAX];
-	size_t k, m, slot[COPROCESS_MAX], late = 0;
-	int64_t first, left;
-	int rc, got, idle = 0;
+	struct coprocess *co = arg;
+	struct pollfd pfd;
+	int64_t left;
+	int rc;
 
 	for (;;) {
-		first = INT64_MAX;
-		for (k = m = 0; k < pool->n; k++) {
-			co = &pool->child[k];
-			if (!co->busy)
-				continue;
-			if (co->failed || (rc = serve_written(co)) != MORE)
-				return ended(pool, k, co->failed ? -1 : rc,
-				    status);
-			pfd[m] = (struct pollfd){ .fd = co->from,
-			    .events = POLLIN };
-			slot[m++] = k;
-			if (co->deadline_ms < first) {
-				first = co->deadline_ms;
-				late = k;
-			}
+		if (co->failed || (rc = serve_written(co)) != MORE)
+			return ended(co, co->failed ? -1 : rc, status);
+		if ((left = co->deadline_ms - clock_mono_ms()) <= 0) {
+			too_late(co);
+			return ended(co, -1, status);
 		}
-		if ((left = first - clock_mono_ms()) <= 0) {
-			too_late(&pool->child[late]);
-			return ended(pool, late, -1, status);
-		}
-		if (!idle && left > IDLE_MS)
-			left = IDLE_MS;
-		if ((rc = poll(pfd, m, left > INT_MAX ? INT_MAX : (int)left))
-		    == 0 && !idle && store_waited_for(pool->db->store)) {
-			perc_db_release(pool->db);
-			idle = 1;
-		}
-		for (k = 0; rc > 0 && k < m; k++) {
-			co = &pool->child[slot[k]];
-			if (pfd[k].revents == 0 || (got = fill(co)) == 0)
-				continue;
-			if (got > 0)
+		pfd = (struct pollfd){ .fd = co->from, .events = POLLIN };
+		if (poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) > 0 &&
+		    (rc = fill(co)) != 0) {
+			if (rc > 0)
 				gone(co);
-			return ended(pool, slot[k], -1, status);
+			return ended(co, -1, status);
 		}
 	}
 }
@@ -523,14 +470,13 @@ wait_any(int *status, void *arg)
 static void
 answer_done(const perc_observer_run *run, int rc, void *arg)
 {
-	struct coprocess *pool = arg;
-	struct coprocess_child *co = &pool->child[run->slot];
+	struct coprocess *co = arg;
 	char ts[24];
 
 	if (!co->said_done)
 		return;
 	co->said_done = 0;
-	co->deadline_ms = clock_deadline(pool->db->ttl_ms);
+	co->deadline_ms = clock_deadline(co->db->ttl_ms);
 	if (rc == 0 && strcmp(run->outcome, "taken") == 0)
 		rc = error_set(PERC_ECONFLICT, "taken by another runner: "
 		    "its run of the cell committed first");
@@ -545,91 +491,59 @@ answer_done(const perc_observer_run *run, int rc, void *arg)
 
 /* PERC_DIR=dir, then the rest of our environment but its PERC_DIR. */
 static int
-make_env(struct coprocess *pool, const char *dir)
+make_env(struct coprocess *co, const char *dir)
 {
 	size_t n = 0, k = 1, i;
 
 	while (environ[n] != NULL)
 		n++;
-	if ((pool->envp = calloc(n + 2, sizeof(*pool->envp))) == NULL ||
-	    (pool->envp[0] = malloc(strlen(dir) + 10)) == NULL)
+	if ((co->envp = calloc(n + 2, sizeof(*co->envp))) == NULL ||
+	    (co->envp[0] = malloc(strlen(dir) + 10)) == NULL)
 		return error_set(PERC_EIO, "out of memory");
-	sprintf(pool->envp[0], "PERC_DIR=%s", dir);
+	sprintf(co->envp[0], "PERC_DIR=%s", dir);
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "PERC_DIR=", 9) != 0)
-			pool->envp[k++] = environ[i];
+			co->envp[k++] = environ[i];
 	return 0;
 }
 
 int
-coprocess_init(struct coprocess *pool, perc_observer *obs, perc_db *db,
-    char *const *argv, const char *dir, size_t n)
+coprocess_init(struct coprocess *co, perc_observer *obs, perc_db *db,
+    char *const *argv, const char *dir)
 {
-	struct coprocess_child *co;
-	size_t k;
-
-	memset(pool, 0, sizeof(*pool));
-	pool->db = db;
-	/*
-	 * Holding the store through its runs (wait_any), a runner writes
-	 * as a bulk writer does: its memtables become tables of MBs at
-	 * its release, not one every 64 KB.
-	 */
-	db->store->bulk = 1;
-	pool->argv = argv;
-	if (n < 1 || n > COPROCESS_MAX || (pool->child = calloc(n,
-	    sizeof(*pool->child))) == NULL)
-		return error_set(PERC_EIO, "out of memory");
-	pool->n = n;
-	for (k = 0; k < n; k++) {
-		co = &pool->child[k];
-		co->pool = pool;
-		co->to = co->from = -1;
-		serve_init(&co->serve, db, write_answer, co);
-	}
+	memset(co, 0, sizeof(*co));
+	co->db = db;
+	co->argv = argv;
+	co->to = co->from = -1;
+	serve_init(&co->serve, db, write_answer, co);
 	obs->observe = NULL;
 	obs->start = start_cell;
-	obs->wait = wait_any;
-	obs->slots = n;
+	obs->wait = wait_run;
+	obs->slots = 1;
 	obs->done = answer_done;
 	obs->local = 1;
-	obs->arg = pool;
-	return make_env(pool, dir);
-}
-
-size_t
-coprocess_per_runner(perc_db *db, size_t workers)
-{
-	return store_exclusive(db->store) ? workers : 1;
+	obs->arg = co;
+	return make_env(co, dir);
 }
 
 const char *
-coprocess_failure(const struct coprocess *pool, const perc_observer_run *run)
+coprocess_failure(const struct coprocess *co)
 {
-	return pool->child[run->slot].why;
+	return co->why;
 }
 
 void
-coprocess_end(struct coprocess *pool)
+coprocess_end(struct coprocess *co)
 {
-	struct coprocess_child *co;
-	size_t k;
-
-	for (k = 0; k < pool->n; k++) {
-		co = &pool->child[k];
-		if (co->pid != 0) {
-			close(co->to);
-			co->to = -1;
-			reap(co, clock_deadline(pool->db->ttl_ms));
-		}
-		serve_dispose(&co->serve);
-		perc_buf_dispose(&co->in);
+	if (co->pid != 0) {
+		close(co->to);
+		co->to = -1;
+		reap(co, clock_deadline(co->db->ttl_ms));
 	}
-	free(pool->child);
-	pool->child = NULL;
-	pool->n = 0;
-	if (pool->envp != NULL)
-		free(pool->envp[0]);
-	free(pool->envp);
-	pool->envp = NULL;
+	serve_dispose(&co->serve);
+	perc_buf_dispose(&co->in);
+	if (co->envp != NULL)
+		free(co->envp[0]);
+	free(co->envp);
+	co->envp = NULL;
 }

@@ -20,48 +20,40 @@
 
 #include "serve.h"
 
-/* The most COMMANDs one runner drives. */
-#define COPROCESS_MAX 64
-
-/* One COMMAND process; coprocess.c has its state. */
-struct coprocess_child;
-
 /*
- * The COMMANDs one runner drives: one, or several, each serving a cell
- * of its own at a time (perc_observer's slots).
+ * The COMMAND a runner drives, serving one cell at a time (runners run
+ * at once, each with a COMMAND of its own: perc run-observer --workers).
  */
 struct coprocess {
-	perc_db                *db;
-	char *const            *argv;   /* COMMAND and its arguments */
-	char                  **envp;   /* COMMAND's: PERC_DIR set */
-	struct coprocess_child *child;
-	size_t                  n;
+	perc_db       *db;
+	char *const   *argv;            /* COMMAND and its arguments */
+	char         **envp;            /* COMMAND's: PERC_DIR set */
+	pid_t          pid;             /* 0: not running */
+	int            to, from;        /* its standard input, output */
+	perc_buf       in;              /* read from it, not yet used */
+	size_t         in_off;
+	int64_t        deadline_ms;     /* of the exchange under way */
+	int            failed;          /* the run failed before it began */
+	int            said_done;       /* its done awaits an answer */
+	struct serve   serve;
+	char           why[320];        /* how the last run failed */
 };
 
 /*
- * Make co ready to run n copies of argv (NULL-terminated, kept) on db,
- * with PERC_DIR set to dir in their environment, and point obs's
- * start, wait, done, local, slots and arg at it.  Each COMMAND is
- * started for its first cell, so each runner forked after this starts
- * its own.  0, or PERC_EIO.
+ * Make co ready to run argv (NULL-terminated, kept) on db, with
+ * PERC_DIR set to dir in its environment, and point obs's start, wait,
+ * done, local, slots and arg at it.  COMMAND is started for its first
+ * cell, so each runner forked after this starts its own.  0, or
+ * PERC_EIO.
  */
 int  coprocess_init(struct coprocess *co, perc_observer *obs, perc_db *db,
-                    char *const *argv, const char *dir, size_t n);
+                    char *const *argv, const char *dir);
+
+/* Why the last run failed, as "said done 1": for a report. */
+const char *coprocess_failure(const struct coprocess *co);
 
 /*
- * How many COMMANDs each of workers runners should drive: all of them
- * in one runner on a store that one process has open at a time (the
- * LevelDB store), where runner processes would hand the store to each
- * other after each turn; else one each.
- */
-size_t coprocess_per_runner(perc_db *db, size_t workers);
-
-/* Why run failed, as "said done 1": for a report. */
-const char *coprocess_failure(const struct coprocess *co,
-                              const perc_observer_run *run);
-
-/*
- * The end of work: close each COMMAND's standard input, give it until
+ * The end of work: close COMMAND's standard input, give it until
  * PERC_LOCK_TTL to exit, then kill it; free what co holds.
  */
 void coprocess_end(struct coprocess *co);

@@ -227,12 +227,6 @@ perc_db_hold(perc_db *db)
 }
 
 void
-perc_db_keep(perc_db *db)
-{
-	db->held = 1;
-}
-
-void
 perc_db_release(perc_db *db)
 {
 	db->held = 0;

@@ -128,19 +128,15 @@ void perc_db_close(perc_db *db);
 /*
  * perc_db_hold opens the store now and keeps it open across the calls
  * that follow, until perc_db_release, which saves opening it for each:
- * for a batch of reads in one go, or a process that runs call after
- * call, such as a coprocess, while it is busy.  perc_db_keep is the
- * same, except that the next call that needs the store opens it, and
- * waits for it as usual.  Another process that waits for the store
- * meanwhile gets it at the end of the call under way once this one has
- * had it for 10 ms (or between two batches of a scan, two steps of a
- * long commit), and the next call takes it back only after the waiting
- * ones had their turn, 0.5 s at most.  A wait for a live lock still
- * lets go of the store while it sleeps.  Let go with perc_db_release
- * when idle.
+ * for a batch of reads in one go.  Another process that waits for the
+ * store meanwhile (one that opens it itself, PERC_SERVE=0) gets it at
+ * the end of the call under way once this one has had it for 10 ms
+ * (or between two batches of a scan, two steps of a long commit), and
+ * the next call takes it back only after the waiting ones had their
+ * turn, 0.5 s at most.  A wait for a live lock still lets go of the
+ * store while it sleeps.
  */
 int  perc_db_hold(perc_db *db);
-void perc_db_keep(perc_db *db);
 void perc_db_release(perc_db *db);
 
 /*

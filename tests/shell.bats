@@ -267,9 +267,9 @@ unescape() {
 	assert_output 505
 }
 
-@test "a busy shell keeps the store, and hands it to a command that waits for it" {
-	# A shell that always has the next request: it holds the store
-	# from one to the next, and lets go only for those who wait.
+@test "a busy shell keeps no command from the store" {
+	# A shell that always has the next request: each takes the store
+	# and lets it go, as a command does.
 	( while :; do echo "set k c v"; done ) 2> /dev/null |
 	    perc shell > /dev/null 2>&1 &
 	BG_PIDS+=("$!")

@@ -133,8 +133,8 @@ done:
  * every 2 ms at most, do not notice.  And a holder has the store for
  * TURN_MS at least before it is asked: a handoff costs a LevelDB close,
  * an open that replays the log, and the waiter's poll, a millisecond
- * or more, which four busy coprocesses handing over after every
- * transaction spent more time on than on their transactions.
+ * or more, which a holder handing over after every call of a batch
+ * would spend more time on than on the batch.
  */
 #define TURN_MS 10
 
