@@ -25,10 +25,8 @@
 #include "db.h"
 #include "error.h"
 #include "escape.h"
-#include "store.h"
 
 extern char **environ;
-
 
 /* Record how the run under way failed, for coprocess_failure; -1. */
 static int
@@ -442,19 +440,15 @@ wait_run(int *status, void *arg)
 {
 	struct coprocess *co = arg;
 	struct pollfd pfd;
-	int64_t left;
 	int rc;
 
 	for (;;) {
 		if (co->failed || (rc = serve_written(co)) != MORE)
 			return ended(co, co->failed ? -1 : rc, status);
-		if ((left = co->deadline_ms - clock_mono_ms()) <= 0) {
-			too_late(co);
-			return ended(co, -1, status);
-		}
 		pfd = (struct pollfd){ .fd = co->from, .events = POLLIN };
-		if (poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) > 0 &&
-		    (rc = fill(co)) != 0) {
+		if (wait_for(co, &pfd) < 0)             /* killed, too late */
+			return ended(co, -1, status);
+		if ((rc = fill(co)) != 0) {
 			if (rc > 0)
 				gone(co);
 			return ended(co, -1, status);

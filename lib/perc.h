@@ -134,7 +134,7 @@ void perc_db_close(perc_db *db);
  * (or between two batches of a scan, two steps of a long commit), and
  * the next call takes it back only after the waiting ones had their
  * turn, 0.5 s at most.  A wait for a live lock still lets go of the
- * store while it sleeps.
+ * store while it sleeps.  Let go with perc_db_release when done.
  */
 int  perc_db_hold(perc_db *db);
 void perc_db_release(perc_db *db);
